@@ -1,0 +1,35 @@
+# Everything runs from a local virtual environment built from the pinned requirements.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: venv build serve test lint cheatsheet clean
+
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	# The card package is used in place: a .pth file puts the project root on the venv's path.
+	$(BIN)/python -c 'import site, os; open(os.path.join(site.getsitepackages()[0], "eqcards-project.pth"), "w").write(os.getcwd() + "\n")'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+build: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
+serve: $(STAMP)
+	$(BIN)/mkdocs serve --strict -a 127.0.0.1:8000
+
+lint: $(STAMP)
+	$(BIN)/ruff check eqcards overrides scripts snippets tests
+
+test: lint
+	$(BIN)/pytest -q
+
+cheatsheet: $(STAMP)
+	$(BIN)/python scripts/build_cheatsheet.py
+
+clean:
+	rm -rf site .cache .pytest_cache .ruff_cache

@@ -1,0 +1,51 @@
+"""A content-addressed store of successful snippet results, written atomically and verified on read."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+class ResultCache:
+    """One JSON file per cache key. Failures are never stored, so they always re-run."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored payload, or None when absent, unreadable or not matching its checksum."""
+        try:
+            envelope = json.loads(self._path(key).read_text(encoding="utf-8"))
+            payload = envelope["payload"]
+            if envelope.get("key") != key or envelope.get("sha256") != _checksum(payload):
+                return None
+            return payload
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, key: str, payload: dict[str, Any]) -> None:
+        """Write to a temporary file in the same folder, then rename: readers never see half a file."""
+        target = self._path(key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        envelope = {"key": key, "sha256": _checksum(payload), "payload": payload}
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(envelope, handle, sort_keys=True)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def _checksum(payload: Any) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

@@ -1,0 +1,167 @@
+"""Load cards and topics from disk and validate them, alone and against each other."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from .errors import CardError, CardErrors
+from .frontmatter import parse_yaml, split_front_matter
+from .model import Card, CheatsheetEntry, Erratum, Source, Symbol, Topic
+from .schema import CHEATSHEET_KEYS, ERRATUM_KEYS, SOURCE_KEYS, SYMBOL_KEYS, TOPIC_KEYS
+from .validate import FieldChecker, check_id, check_source_link, check_top_level
+
+DEFAULT_TIMEOUT = 30
+
+
+def parse_card(path: Path, text: str | None = None) -> Card:
+    """Parse and validate one card file on its own (cross-card checks are in `load_cards`)."""
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise CardError(path, f"file is not UTF-8 text ({exc.reason})") from None
+    raw, body, body_line = split_front_matter(text, path)
+    data, lines = parse_yaml(raw, path, first_line=2)
+    data = check_top_level(data, path, lines)
+    c = FieldChecker(path, lines)
+
+    card_id = check_id(c.text(data["id"], ("id",)), ("id",), c)
+    if card_id != path.stem:
+        raise c.fail(("id",), f"id '{card_id}' differs from the file name '{path.name}': "
+                     f"rename the file to {card_id}.md or fix the id")
+    symbols = [Symbol(c.text(s["symbol"], ("symbols", i, "symbol")),
+                      c.text(s["meaning"], ("symbols", i, "meaning")))
+               for i, s in enumerate(c.mapping_list(data["symbols"], ("symbols",), SYMBOL_KEYS))]
+    sources = []
+    for i, s in enumerate(c.mapping_list(data["sources"], ("sources",), SOURCE_KEYS)):
+        at = ("sources", i)
+        check_source_link(s, at, c)
+        year = s["year"]
+        if isinstance(year, bool) or not isinstance(year, int) or not 1600 <= year <= 2100:
+            raise c.fail((*at, "year"), f"'year' must be a four-digit year, got {year!r}")
+        sources.append(Source(
+            authors=c.text(s["authors"], (*at, "authors")), year=year,
+            title=c.text(s["title"], (*at, "title")), venue=c.text(s["venue"], (*at, "venue")),
+            doi=_optional(c, s, at, "doi"), arxiv=_optional(c, s, at, "arxiv"),
+            url=_optional(c, s, at, "url"), locator=_optional(c, s, at, "locator")))
+    sheet = c.mapping(data["cheatsheet"], ("cheatsheet",), CHEATSHEET_KEYS)
+    timeout = data.get("timeout", DEFAULT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or not 1 <= timeout <= 600:
+        raise c.fail(("timeout",), f"'timeout' must be whole seconds from 1 to 600, got {timeout!r}")
+    seeds = c.text_list(data["seeds"], ("seeds",))
+    errata = []
+    if "errata" in data:
+        for i, e in enumerate(c.mapping_list(data["errata"], ("errata",), ERRATUM_KEYS)):
+            seed = c.text(e["seed"], ("errata", i, "seed"))
+            if seed not in seeds:
+                raise c.fail(("errata", i, "seed"), f"erratum seed '{seed}' is not one of this "
+                             "card's `seeds`")
+            errata.append(Erratum(seed, c.text(e["note"], ("errata", i, "note"))))
+    snippet = c.text(data["snippet"], ("snippet",))
+    if not snippet.endswith(".py") or snippet.startswith(("/", "..")) or "/../" in snippet:
+        raise c.fail(("snippet",), f"'snippet: {snippet}' must be a .py path inside snippets/")
+    return Card(
+        id=card_id,
+        title=c.text(data["title"], ("title",)),
+        topic=c.text(data["topic"], ("topic",)),
+        equation=c.text(data["equation"], ("equation",)),
+        summary=c.text(data["summary"], ("summary",)),
+        symbols=symbols,
+        aliases=c.text_list(data["aliases"], ("aliases",)),
+        tags=c.text_list(data["tags"], ("tags",)),
+        sources=sources,
+        related=[check_id(r, ("related", i), c)
+                 for i, r in enumerate(c.text_list(data["related"], ("related",)))],
+        seeds=seeds,
+        errata=errata,
+        snippet=snippet,
+        cheatsheet=CheatsheetEntry(c.text(sheet["label"], ("cheatsheet", "label")),
+                                   _optional(c, sheet, ("cheatsheet",), "latex")),
+        timeout=timeout,
+        former_ids=[check_id(r, ("former_ids", i), c)
+                    for i, r in enumerate(c.text_list(data.get("former_ids"), ("former_ids",)))],
+        path=path, body=body, body_line=body_line, lines=lines,
+    )
+
+
+def _optional(c: FieldChecker, mapping: dict, at: tuple[str | int, ...], key: str) -> str | None:
+    value = mapping.get(key)
+    return None if value is None else c.text(value, (*at, key))
+
+
+def load_topics(path: Path) -> list[Topic]:
+    """Read the topic list; its order in the file is the order on the site."""
+    data, lines = parse_yaml(path.read_text(encoding="utf-8"), path)
+    c = FieldChecker(path, lines)
+    if not isinstance(data, list) or not data:
+        raise CardError(path, "topics file must be a non-empty YAML list of {id, title, description}", 1)
+    topics: list[Topic] = []
+    for i, item in enumerate(data):
+        t = c.mapping(item, (i,), TOPIC_KEYS)
+        topic_id = check_id(c.text(t["id"], (i, "id")), (i, "id"), c)
+        if any(x.id == topic_id for x in topics):
+            raise c.fail((i, "id"), f"topic id '{topic_id}' is declared twice")
+        topics.append(Topic(topic_id, c.text(t["title"], (i, "title")),
+                            c.text(t["description"], (i, "description")), order=i))
+    return topics
+
+
+def load_cards(cards_dir: Path, topics: Iterable[Topic], seed_entries: set[str],
+               snippets_dir: Path) -> list[Card]:
+    """Load every card under cards_dir and check them against each other.
+
+    All problems are collected and raised together as CardErrors, so a contributor
+    sees every mistake from one build instead of fixing them one at a time.
+    """
+    errors: list[CardError] = []
+    cards: list[Card] = []
+    for path in sorted(cards_dir.glob("*.md")):
+        try:
+            cards.append(parse_card(path))
+        except CardError as exc:
+            errors.append(exc)
+    topic_ids = {t.id for t in topics}
+    by_id: dict[str, Card] = {}
+    for card in cards:
+        if card.id in by_id:  # only reachable with case-insensitive file systems or former ids
+            errors.append(CardError(card.path, f"duplicate id '{card.id}' (also {by_id[card.id].path})",
+                                    card.line_of("id")))
+        by_id[card.id] = card
+    former: dict[str, Card] = {}
+    for card in cards:
+        for i, old in enumerate(card.former_ids):
+            if old in by_id or old in former:
+                other = by_id.get(old) or former[old]
+                errors.append(CardError(card.path, f"former id '{old}' is already used by "
+                                        f"{other.path.name}", card.line_of("former_ids", i)))
+            former[old] = card
+    for card in cards:
+        errors.extend(_cross_check(card, by_id, topic_ids, seed_entries, snippets_dir))
+    if errors:
+        raise CardErrors(errors)
+    return cards
+
+
+def _cross_check(card: Card, by_id: dict[str, Card], topic_ids: set[str],
+                 seed_entries: set[str], snippets_dir: Path) -> list[CardError]:
+    errors = []
+    if card.topic not in topic_ids:
+        errors.append(CardError(card.path, f"unknown topic '{card.topic}'; declared topics: "
+                                f"{', '.join(sorted(topic_ids))}", card.line_of("topic")))
+    for i, rel in enumerate(card.related):
+        if rel not in by_id:
+            errors.append(CardError(card.path, f"related card '{rel}' does not exist",
+                                    card.line_of("related", i)))
+        elif rel == card.id:
+            errors.append(CardError(card.path, "a card cannot be related to itself",
+                                    card.line_of("related", i)))
+    for i, seed in enumerate(card.seeds):
+        if seed not in seed_entries:
+            errors.append(CardError(card.path, f"seed entry '{seed}' is not in the seed index "
+                                    "(seeds/entries.txt); copy the heading exactly",
+                                    card.line_of("seeds", i)))
+    if not (snippets_dir / card.snippet).is_file():
+        errors.append(CardError(card.path, f"snippet file snippets/{card.snippet} does not exist "
+                                f"(create it, e.g. with scripts/new_card.py)", card.line_of("snippet")))
+    return errors

@@ -1,0 +1,48 @@
+"""Where the project's inputs live and how the build behaves: every setting, declared once."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Settings:
+    root: Path
+    """Project root: the folder holding mkdocs.yml."""
+    docs_dir: Path
+    """MkDocs docs_dir; cards live in its cards/ subfolder."""
+    snippets_dir: Path
+    """Folder of card snippets and their shared helper modules (cardcheck, cardplot)."""
+    cache_dir: Path
+    """Snippet result cache, outside site/ so `mkdocs build --clean` keeps it.
+    Override with EQCARDS_CACHE_DIR."""
+    seed_index: Path
+    """Committed list of seed entry keys (scripts/index_seeds.py writes it)."""
+    execute: bool
+    """Run snippets. EQCARDS_EXECUTE=0 switches execution off (pages say 'not run');
+    used by the benchmark's baseline, never by a published build."""
+    workers: int
+    """Parallel snippet processes; EQCARDS_WORKERS overrides the core count."""
+
+    @property
+    def cards_dir(self) -> Path:
+        return self.docs_dir / "cards"
+
+    @property
+    def topics_file(self) -> Path:
+        return self.docs_dir / "topics.yml"
+
+    @classmethod
+    def for_project(cls, root: Path, docs_dir: Path | None = None) -> Settings:
+        root = root.resolve()
+        return cls(
+            root=root,
+            docs_dir=(docs_dir or root / "docs").resolve(),
+            snippets_dir=root / "snippets",
+            cache_dir=Path(os.environ.get("EQCARDS_CACHE_DIR", root / ".cache" / "snippets")),
+            seed_index=root / "seeds" / "entries.txt",
+            execute=os.environ.get("EQCARDS_EXECUTE", "1") != "0",
+            workers=int(os.environ.get("EQCARDS_WORKERS", "0")) or (os.cpu_count() or 1),
+        )

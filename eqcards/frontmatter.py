@@ -1,0 +1,64 @@
+"""Split a Markdown file into YAML front matter and body, keeping line numbers for errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import CardError
+
+Lines = dict[tuple[str | int, ...], int]
+
+
+def split_front_matter(text: str, path: Path) -> tuple[str, str, int]:
+    """Return (yaml text, body, line number of the body's first line)."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        raise CardError(path, "file must start with a '---' line opening the YAML front matter", 1)
+    for i in range(1, len(lines)):
+        if lines[i].strip() == "---":
+            return "".join(lines[1:i]), "".join(lines[i + 1 :]), i + 2
+    raise CardError(path, "front matter is never closed: add a '---' line after it", 1)
+
+
+def parse_yaml(text: str, path: Path, first_line: int = 1) -> tuple[Any, Lines]:
+    """Parse YAML safely; return the data and the 1-based line of every key and list item."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, {}
+        data = loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = first_line + mark.line if mark is not None else first_line
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise CardError(path, f"front matter is not valid YAML: {problem}", line) from None
+    except ValueError as exc:  # e.g. an impossible date such as 2020-13-45
+        raise CardError(path, f"front matter has an invalid value: {exc}", first_line) from None
+    finally:
+        loader.dispose()
+    lines: Lines = {}
+    _index_lines(node, (), lines, path, first_line)
+    return data, lines
+
+
+def _index_lines(node: yaml.Node, at: tuple[str | int, ...], lines: Lines,
+                 path: Path, first_line: int) -> None:
+    lines[at] = first_line + node.start_mark.line
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            if key in seen:
+                raise CardError(path, f"key '{key}' appears twice",
+                                first_line + key_node.start_mark.line)
+            seen.add(key)
+            lines[(*at, key)] = first_line + key_node.start_mark.line
+            _index_lines(value_node, (*at, key), lines, path, first_line)
+            lines[(*at, key)] = first_line + key_node.start_mark.line
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _index_lines(item, (*at, i), lines, path, first_line)

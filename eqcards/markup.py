@@ -1,0 +1,33 @@
+"""Small helpers that make generated Markdown safe: escape text but keep its $math$ intact."""
+
+from __future__ import annotations
+
+import html
+import re
+
+MATH_SPAN = re.compile(r"(\$[^$]+\$)")
+
+
+def text(value: str) -> str:
+    """Escape HTML in plain text so a '<script>' in a title renders as text, not markup."""
+    return html.escape(value, quote=True)
+
+
+def text_with_math(value: str) -> str:
+    """Escape the prose parts only; arithmatex escapes the $...$ parts itself."""
+    parts = MATH_SPAN.split(value)
+    return "".join(p if i % 2 else html.escape(p, quote=False) for i, p in enumerate(parts))
+
+
+def cell(value: str) -> str:
+    """Text that is safe inside a Markdown table cell."""
+    return text_with_math(value).replace("|", r"\|").replace("\n", " ")
+
+
+def inline_math(latex: str) -> str:
+    r"""LaTeX as inline math; a '|' would split a table cell, so it becomes \vert."""
+    return "$" + latex.replace("|", r"\vert ").strip() + "$"
+
+
+def display_math(latex: str) -> str:
+    return "$$\n" + latex.strip() + "\n$$"

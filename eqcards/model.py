@@ -1,0 +1,89 @@
+"""Typed values for cards and topics, as the rest of the package sees them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Symbol:
+    symbol: str  # LaTeX, no delimiters
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Source:
+    authors: str
+    year: int
+    title: str
+    venue: str
+    doi: str | None = None
+    arxiv: str | None = None
+    url: str | None = None
+    locator: str | None = None  # equation or section number inside the source
+
+    @property
+    def link(self) -> str:
+        """The most permanent link we have: DOI, then arXiv, then URL."""
+        if self.doi:
+            return f"https://doi.org/{self.doi}"
+        if self.arxiv:
+            return f"https://arxiv.org/abs/{self.arxiv}"
+        return self.url or ""
+
+
+@dataclass(frozen=True)
+class CheatsheetEntry:
+    label: str
+    latex: str | None = None
+
+
+@dataclass(frozen=True)
+class Erratum:
+    seed: str  # the seed entry key this correction is about
+    note: str  # what the seed says wrongly and what the card does instead
+
+
+@dataclass(frozen=True)
+class Topic:
+    id: str
+    title: str
+    description: str
+    order: int
+
+
+@dataclass
+class Card:
+    id: str
+    title: str
+    topic: str
+    equation: str
+    summary: str
+    symbols: list[Symbol]
+    aliases: list[str]
+    tags: list[str]
+    sources: list[Source]
+    related: list[str]
+    seeds: list[str]
+    snippet: str
+    cheatsheet: CheatsheetEntry
+    path: Path
+    body: str = ""
+    body_line: int = 1
+    timeout: int = 30
+    former_ids: list[str] = field(default_factory=list)
+    errata: list[Erratum] = field(default_factory=list)
+    lines: dict[tuple[str | int, ...], int] = field(default_factory=dict, repr=False)
+
+    @property
+    def url(self) -> str:
+        """Site-relative URL of the card page."""
+        return f"cards/{self.id}/"
+
+    @property
+    def cheatsheet_latex(self) -> str:
+        return self.cheatsheet.latex or self.equation
+
+    def line_of(self, *at: str | int) -> int | None:
+        return self.lines.get(tuple(at))

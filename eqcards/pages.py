@@ -1,0 +1,48 @@
+"""Generated site pages other than cards: topic indexes, the home topic list, errata."""
+
+from __future__ import annotations
+
+from . import markup
+from .cheatsheet import cards_by_topic
+from .model import Card, Topic
+
+HOME_PLACEHOLDER = "<!-- eqcards:topics -->"
+
+
+def render_topic_page(topic: Topic, cards: list[Card]) -> str:
+    members = sorted((c for c in cards if c.topic == topic.id), key=lambda c: c.title.casefold())
+    out = ["---", f"title: {markup.text(topic.title)!r}", "---", "",
+           f"# {markup.text(topic.title)}", "", markup.text(topic.description), "",
+           f"{len(members)} card{'s' if len(members) != 1 else ''}.", ""]
+    for card in members:
+        out += [f"## [{markup.text(card.title)}](../cards/{card.id}.md)", "",
+                markup.text_with_math(card.summary), "", markup.display_math(card.cheatsheet_latex), ""]
+    return "\n".join(out)
+
+
+def render_topic_list(cards: list[Card], topics: list[Topic], prefix: str = "") -> str:
+    """Bullet list of topics with their card counts, for the home page."""
+    lines = []
+    for topic, members in cards_by_topic(cards, topics):
+        lines.append(f"- [{markup.text(topic.title)}]({prefix}topics/{topic.id}.md) "
+                     f"({len(members)} cards): {markup.text(topic.description)}")
+    return "\n".join(lines)
+
+
+def render_home(template: str, cards: list[Card], topics: list[Topic]) -> str:
+    return template.replace(HOME_PLACEHOLDER, render_topic_list(cards, topics))
+
+
+def render_errata(cards: list[Card]) -> str:
+    out = ["---", "title: Errata", "---", "", "# Errata", "",
+           "Where an entry of the seed documents is wrong or imprecise, the card gives the "
+           "corrected form. This page lists every such correction; it is generated from the "
+           "cards' `errata` fields.", ""]
+    listed = [c for c in sorted(cards, key=lambda c: c.id) if c.errata]
+    if not listed:
+        out.append("No corrections so far.")
+    for card in listed:
+        out += [f"## [{markup.text(card.title)}](cards/{card.id}.md)", ""]
+        out += [f"- `{markup.text(e.seed)}`: {markup.text_with_math(e.note)}" for e in card.errata]
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,84 @@
+"""Render a card page's Markdown: metadata-derived parts around the card's own prose."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import markup
+from .model import Card, Source, Topic
+from .runner import SnippetResult
+
+
+def figure_uri(card: Card, index: int) -> str:
+    """Where figure `index` (1-based) of a card's snippet lives, relative to docs/."""
+    return f"cards/{card.id}/figure-{index}.svg"
+
+
+def render_source(source: Source) -> str:
+    parts = [f"{markup.text(source.authors)} ({source.year}). *{markup.text(source.title)}*. "
+             f"{markup.text(source.venue)}."]
+    if source.locator:
+        parts.append(f" {markup.text(source.locator)}.")
+    if source.doi:
+        parts.append(f" [doi:{markup.text(source.doi)}]({source.link})")
+    elif source.arxiv:
+        parts.append(f" [arXiv:{markup.text(source.arxiv)}]({source.link})")
+    else:
+        parts.append(f" <{source.url}>")
+    return "".join(parts)
+
+
+def render_verification(card: Card, result: SnippetResult | None, snippet_source: str) -> str:
+    lines = ["## Verification", ""]
+    if result is None:
+        lines += ['!!! warning "Not run"', "    Snippet execution was switched off for this build.", ""]
+    elif result.ok:
+        n = len(result.checks)
+        lines += [f'!!! success "Verified: {n} check{"s" if n != 1 else ""} passed"',
+                  f"    The snippet `snippets/{card.snippet}` ran at build time and compared the "
+                  "formula with independent references.", ""]
+    else:
+        lines += ['!!! failure "Verification failed"', f"    {markup.text(result.error or '')}", ""]
+    if result is not None and result.stdout.strip():
+        lines += ["```text", result.stdout.rstrip("\n"), "```", ""]
+    for i, _ in enumerate(result.figures if result else [], start=1):
+        uri = figure_uri(card, i)
+        lines += [f'![Figure {i} drawn by the {markup.text(card.id)} snippet]'
+                  f"({Path(uri).relative_to('cards')}){{ .eqc-figure }}", ""]
+    fence = "````" if "```" in snippet_source else "```"
+    lines += [f'??? example "Snippet source: snippets/{card.snippet}"', "",
+              f"    {fence}python", *[f"    {line}" for line in snippet_source.splitlines()],
+              f"    {fence}", ""]
+    return "\n".join(lines)
+
+
+def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
+                result: SnippetResult | None, snippet_source: str,
+                backlinks: list[str]) -> str:
+    """The whole page, identical in structure for every card."""
+    out = [f"# {markup.text(card.title)}", "",
+           f'<p class="eqc-summary">{markup.text_with_math(card.summary)}</p>', "",
+           '<div class="eqc-equation" id="equation" markdown>', "",
+           markup.display_math(card.equation), "", "</div>", ""]
+    meta = [f"**Topic:** [{markup.text(topic.title)}](../topics/{topic.id}.md)"]
+    if card.aliases:
+        meta.append("**Also known as:** " + ", ".join(f"`{a}`" if "`" not in a else markup.text(a)
+                                                      for a in card.aliases))
+    out += ['<div class="eqc-meta" markdown>', "", " · ".join(meta), "", "</div>", ""]
+    out += ["## Symbols", "", "| Symbol | Meaning |", "|---|---|"]
+    out += [f"| {markup.inline_math(s.symbol)} | {markup.cell(s.meaning)} |" for s in card.symbols]
+    out += ["", card.body.strip(), "", render_verification(card, result, snippet_source)]
+    out += ["## Sources", ""]
+    out += [f"{i}. {render_source(s)}" for i, s in enumerate(card.sources, start=1)]
+    related = list(dict.fromkeys([*card.related, *backlinks]))
+    if related:
+        out += ["", "## Related cards", ""]
+        out += [f"- [{markup.text(cards_by_id[r].title)}]({r}.md): "
+                f"{markup.text_with_math(cards_by_id[r].summary)}" for r in related]
+    out += ["", "## Seed entries", "",
+            "This card realizes these entries of the source documents the site was built from:", ""]
+    out += [f"- `{markup.text(s)}`" for s in card.seeds]
+    if card.errata:
+        out += ["", '!!! info "Where this card differs from the seed"', ""]
+        out += [f"    - `{markup.text(e.seed)}`: {markup.text_with_math(e.note)}" for e in card.errata]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,167 @@
+"""Run card snippets in parallel child processes, with a timeout and a cache of successes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .cache import ResultCache
+from .snippet_key import snippet_key
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+# The same for every snippet, so output depends on the snippet alone.
+SNIPPET_ENV = {
+    "MPLBACKEND": "Agg",
+    "PYTHONHASHSEED": "0",
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "SOURCE_DATE_EPOCH": "0",
+}
+GRACE_SECONDS = 5  # the child dumps its own traceback at the timeout; we kill it this much later
+
+
+@dataclass(frozen=True)
+class SnippetJob:
+    card_id: str
+    card_path: Path
+    snippet_path: Path
+    timeout: int = 30
+
+
+@dataclass
+class SnippetResult:
+    job: SnippetJob
+    ok: bool
+    stdout: str = ""
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    figures: list[str] = field(default_factory=list)
+    duration: float = 0.0  # seconds of the run that produced this result (cached: the original run)
+    cached: bool = False
+    error: str | None = None
+    line: int | None = None
+    traceback: str = ""
+
+    def describe_failure(self, root: Path | None = None) -> str:
+        """One error naming the card file and the snippet line, then the snippet's traceback."""
+        card = _relative(self.job.card_path, root)
+        snippet = _relative(self.job.snippet_path, root)
+        where = f"{snippet}:{self.line}" if self.line else snippet
+        text = f"{card}: snippet {where} failed: {self.error}"
+        return text + ("\n" + self.traceback.rstrip() if self.traceback else "")
+
+    def payload(self) -> dict[str, Any]:
+        return {"stdout": self.stdout, "checks": self.checks, "figures": self.figures,
+                "duration": self.duration}
+
+
+@dataclass
+class RunReport:
+    results: dict[str, SnippetResult]
+    ran: int = 0
+    cached: int = 0
+
+    @property
+    def failures(self) -> list[SnippetResult]:
+        return [r for r in self.results.values() if not r.ok]
+
+    def summary(self) -> str:
+        return f"snippets: {self.ran} ran, {self.cached} cached, {len(self.failures)} failed"
+
+
+def _relative(path: Path, root: Path | None) -> str:
+    if root is not None and path.is_relative_to(root):
+        return str(path.relative_to(root))
+    return str(path)
+
+
+def run_snippets(jobs: Iterable[SnippetJob], snippets_dir: Path, cache: ResultCache | None,
+                 workers: int | None = None,
+                 on_done: Callable[[SnippetResult], None] | None = None) -> RunReport:
+    """Serve every job from the cache or run it; only successes are written back."""
+    report = RunReport(results={})
+    pending: list[tuple[SnippetJob, str]] = []
+    for job in jobs:
+        key = snippet_key(job.snippet_path, snippets_dir, job.timeout) if job.snippet_path.is_file() else ""
+        stored = cache.get(key) if cache is not None and key else None
+        if stored is not None:
+            result = SnippetResult(job, ok=True, cached=True, **stored)
+            report.results[job.card_id] = result
+            report.cached += 1
+            if on_done:
+                on_done(result)
+        else:
+            pending.append((job, key))
+    workers = workers or os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(pending) or 1))) as pool:
+        for (job, key), result in zip(pending, pool.map(lambda jk: run_snippet(jk[0], snippets_dir),
+                                                        pending), strict=True):
+            report.results[job.card_id] = result
+            report.ran += 1
+            if result.ok and cache is not None and key:
+                cache.put(key, result.payload())
+            if on_done:
+                on_done(result)
+    return report
+
+
+def run_snippet(job: SnippetJob, snippets_dir: Path) -> SnippetResult:
+    """Run one snippet in a fresh child process inside a temporary working directory."""
+    if not job.snippet_path.is_file():
+        return SnippetResult(job, ok=False, error=f"snippet file {job.snippet_path} does not exist")
+    env = {**os.environ, **SNIPPET_ENV}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="eqcards-run-") as workdir, \
+            tempfile.TemporaryDirectory(prefix="eqcards-out-") as outdir:
+        result_path = Path(outdir) / "result.json"
+        command = [sys.executable, "-m", "eqcards.worker", str(job.snippet_path.resolve()),
+                   str(snippets_dir.resolve()), str(result_path), str(job.timeout)]
+        child = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+        try:
+            raw_output, _ = child.communicate(timeout=job.timeout + GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            raw_output, _ = child.communicate()
+        duration = time.perf_counter() - started
+        if result_path.is_file():
+            data = json.loads(result_path.read_text(encoding="utf-8"))
+            return SnippetResult(job, ok=data["ok"], stdout=data.get("stdout", ""),
+                                 checks=data.get("checks", []), figures=data.get("figures", []),
+                                 duration=duration, error=data.get("error"), line=data.get("line"),
+                                 traceback=data.get("traceback", ""))
+        hang = result_path.with_suffix(".hang")
+        hang_text = hang.read_text(errors="replace") if hang.is_file() else ""
+        if "Timeout" in hang_text or duration >= job.timeout:
+            return SnippetResult(job, ok=False, duration=duration,
+                                 line=_innermost_line(hang_text, job.snippet_path),
+                                 error=f"timed out after {job.timeout} s (set `timeout:` in the card "
+                                       "if it really needs longer)")
+        tail = raw_output.decode(errors="replace")[-2000:]
+        return SnippetResult(job, ok=False, duration=duration,
+                             error=f"the snippet process died (exit code {child.returncode}) "
+                                   f"without a result\n{tail}")
+
+
+def _innermost_line(dump: str, snippet: Path) -> int | None:
+    """faulthandler lists the most recent call first: the first frame in the snippet wins."""
+    pattern = re.compile(r'File "(.+?)", line (\d+)')
+    for match in pattern.finditer(dump):
+        if Path(match.group(1)).resolve() == snippet.resolve():
+            return int(match.group(2))
+    return None

@@ -1,0 +1,97 @@
+"""Everything the build needs, without MkDocs: load cards, run snippets, produce generated pages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .cache import ResultCache
+from .cards import load_cards, load_topics
+from .cheatsheet import render_cheatsheet
+from .config import Settings
+from .export import cards_json
+from .model import Card, Topic
+from .pages import render_errata, render_home, render_topic_page
+from .render import figure_uri, render_card
+from .runner import RunReport, SnippetJob, run_snippets
+from .seeds import read_index
+
+
+@dataclass
+class CardSite:
+    settings: Settings
+    topics: list[Topic]
+    cards: list[Card]
+    report: RunReport | None = None
+    _by_id: dict[str, Card] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, settings: Settings) -> CardSite:
+        """Load and validate topics and cards; raises CardError(s) on any problem."""
+        topics = load_topics(settings.topics_file)
+        cards = load_cards(settings.cards_dir, topics, read_index(settings.seed_index),
+                           settings.snippets_dir)
+        return cls(settings, topics, cards, _by_id={c.id: c for c in cards})
+
+    def card(self, card_id: str) -> Card:
+        return self._by_id[card_id]
+
+    def topic(self, topic_id: str) -> Topic:
+        return next(t for t in self.topics if t.id == topic_id)
+
+    def run(self) -> RunReport:
+        """Run (or fetch from the cache) every card's snippet."""
+        jobs = [SnippetJob(c.id, c.path, self.settings.snippets_dir / c.snippet, c.timeout)
+                for c in self.cards]
+        cache = ResultCache(self.settings.cache_dir)
+        self.report = run_snippets(jobs, self.settings.snippets_dir, cache, self.settings.workers)
+        return self.report
+
+    def nav(self) -> list:
+        """MkDocs-style nav: home, cheatsheet, one section per topic, errata."""
+        nav: list = [{"Home": "index.md"}, {"Cheatsheet": "cheatsheet.md"}]
+        for topic in self.topics:
+            members = sorted((c for c in self.cards if c.topic == topic.id),
+                             key=lambda c: c.title.casefold())
+            if members:
+                nav.append({topic.title: [f"topics/{topic.id}.md",
+                                          *[{c.title: f"cards/{c.id}.md"} for c in members]]})
+        nav.append({"Errata": "errata.md"})
+        return nav
+
+    def generated_pages(self) -> dict[str, str]:
+        """Markdown pages that exist only in the build, by their path under docs/."""
+        pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.topics),
+                 "errata.md": render_errata(self.cards)}
+        for topic in self.topics:
+            pages[f"topics/{topic.id}.md"] = render_topic_page(topic, self.cards)
+        return pages
+
+    def figures(self) -> dict[str, str]:
+        """SVG figures of successful snippet runs, by their path under docs/."""
+        out: dict[str, str] = {}
+        for card in self.cards:
+            result = self.report.results.get(card.id) if self.report else None
+            for i, svg in enumerate(result.figures if result else [], start=1):
+                out[figure_uri(card, i)] = svg
+        return out
+
+    def card_page(self, card_id: str) -> str:
+        card = self.card(card_id)
+        result = self.report.results.get(card.id) if self.report else None
+        source = (self.settings.snippets_dir / card.snippet).read_text(encoding="utf-8")
+        backlinks = sorted(c.id for c in self.cards if card.id in c.related and c.id not in card.related)
+        return render_card(card, self.topic(card.topic), self._by_id, result, source, backlinks)
+
+    def home_page(self, template: str) -> str:
+        return render_home(template, self.cards, self.topics)
+
+    def cards_json(self, site_url: str) -> str:
+        return cards_json(self.cards, self.report.results if self.report else {}, site_url)
+
+    def card_id_for(self, src_uri: str) -> str | None:
+        """The card id if this docs-relative path is a card page."""
+        path = Path(src_uri)
+        if path.parent == Path("cards") and path.suffix == ".md" and path.stem in self._by_id:
+            return path.stem
+        return None

@@ -1,0 +1,57 @@
+"""MkDocs hooks: a thin adapter that hands every step to the eqcards package."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from eqcards.config import Settings
+from eqcards.errors import CardError, CardErrors
+from eqcards.mathjax_assets import mathjax_files
+from eqcards.site import CardSite
+
+log = logging.getLogger("mkdocs.plugins.eqcards")
+_site: CardSite | None = None
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    global _site
+    settings = Settings.for_project(Path(config.config_file_path).parent, Path(config.docs_dir))
+    try:
+        _site = CardSite.load(settings)
+    except (CardError, CardErrors) as exc:
+        raise PluginError(f"invalid cards:\n{exc}") from None
+    config.nav = _site.nav()
+    return config
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    assert _site is not None
+    if _site.settings.execute:
+        report = _site.run()
+        log.info(report.summary())
+        if report.failures:
+            root = _site.settings.root
+            raise PluginError("\n\n".join(r.describe_failure(root) for r in report.failures))
+    for uri, content in {**_site.generated_pages(), **_site.figures()}.items():
+        files.append(File.generated(config, uri, content=content))
+    files.append(File.generated(config, "cards.json", content=_site.cards_json(config.site_url or "")))
+    for uri, path in mathjax_files():
+        files.append(File.generated(config, uri, abs_src_path=str(path)))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    assert _site is not None
+    if page.file.src_uri == "index.md":
+        return _site.home_page(markdown)
+    card_id = _site.card_id_for(page.file.src_uri)
+    if card_id is None:
+        return markdown
+    page.meta["description"] = _site.card(card_id).summary
+    return _site.card_page(card_id)

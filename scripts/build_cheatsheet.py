@@ -1,0 +1,31 @@
+"""Write the cheatsheet Markdown standalone (the build generates the same page itself)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from eqcards.cards import load_cards, load_topics
+from eqcards.cheatsheet import render_cheatsheet
+from eqcards.config import Settings
+from eqcards.seeds import read_index
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", type=Path, default=ROOT / "build" / "cheatsheet.md",
+                        help="where to write the Markdown (default: build/cheatsheet.md)")
+    args = parser.parse_args()
+    settings = Settings.for_project(ROOT)
+    topics = load_topics(settings.topics_file)
+    cards = load_cards(settings.cards_dir, topics, read_index(settings.seed_index), settings.snippets_dir)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    # Standalone, the page sits next to no cards folder: link to the published card URLs instead.
+    args.out.write_text(render_cheatsheet(cards, topics, link_prefix="../docs/cards/"), encoding="utf-8")
+    print(f"wrote the cheatsheet of {len(cards)} cards to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""Validate one card against the whole set and run its snippet, without building the site."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from eqcards.config import Settings
+from eqcards.errors import CardError, CardErrors
+from eqcards.runner import SnippetJob, run_snippet
+from eqcards.site import CardSite
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("ids", nargs="+", help="card ids")
+    args = parser.parse_args()
+    settings = Settings.for_project(ROOT)
+    try:
+        site = CardSite.load(settings)
+    except (CardError, CardErrors) as exc:
+        sys.exit(str(exc))
+    failed = False
+    for card_id in args.ids:
+        card = site.card(card_id)
+        result = run_snippet(SnippetJob(card.id, card.path, settings.snippets_dir / card.snippet,
+                                        card.timeout), settings.snippets_dir)
+        print(result.stdout, end="")
+        if result.ok:
+            print(f"{card_id}: ok, {len(result.checks)} checks, {len(result.figures)} figures, "
+                  f"{result.duration:.1f} s")
+        else:
+            failed = True
+            print(result.describe_failure(ROOT), file=sys.stderr)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Shared fixtures: a minimal throw-away project, and a valid card to mutate in tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+MKDOCS = Path(sys.executable).parent / "mkdocs"
+
+VALID_CARD = {
+    "id": "toy-entropy",
+    "title": "Toy entropy",
+    "topic": "information-theory",
+    "equation": r"H(P) = -\sum_x P(x) \log P(x)",
+    "summary": "Average surprise of a distribution.",
+    "symbols": [{"symbol": "P", "meaning": "a distribution"}],
+    "aliases": ["H(p)"],
+    "tags": ["entropy"],
+    "sources": [{"authors": "C. E. Shannon", "year": 1948,
+                 "title": "A Mathematical Theory of Communication",
+                 "venue": "Bell System Technical Journal 27(3)",
+                 "doi": "10.1002/j.1538-7305.1948.tb01338.x", "locator": "Sec. 6"}],
+    "related": [],
+    "seeds": ["handbook/1/Entropy"],
+    "snippet": "toy-entropy.py",
+    "cheatsheet": {"label": "Entropy"},
+}
+
+GOOD_SNIPPET = '''import numpy as np
+from cardcheck import check_close
+from cardplot import figure
+p = np.array([0.5, 0.25, 0.25])
+check_close("entropy of (1/2, 1/4, 1/4) in bits", -np.sum(p * np.log2(p)), 1.5)
+fig, ax = figure("toy", "x", "y")
+ax.plot([0, 1], [0, 1])
+'''
+
+
+def card_markdown(body: str = "Some prose with $x$.\n", **changes: object) -> str:
+    data = {**VALID_CARD, **changes}
+    data = {k: v for k, v in data.items() if v is not None}
+    return "---\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True) + "---\n\n" + body
+
+
+class Project:
+    """A copy of the site's machinery with only the cards a test gives it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cache = root / ".cache" / "snippets"
+
+    def add_card(self, card_id: str, snippet: str = GOOD_SNIPPET, **changes: object) -> Path:
+        path = self.root / "docs" / "cards" / f"{card_id}.md"
+        path.write_text(card_markdown(id=card_id, snippet=f"{card_id}.py", **changes), encoding="utf-8")
+        (self.root / "snippets" / f"{card_id}.py").write_text(snippet, encoding="utf-8")
+        return path
+
+    def build(self, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        full_env = {**os.environ, "EQCARDS_CACHE_DIR": str(self.cache), "NO_MKDOCS_2_WARNING": "1",
+                    **(env or {})}
+        return subprocess.run([str(MKDOCS), "build", "--strict", *extra], cwd=self.root, env=full_env,
+                              capture_output=True, text=True, timeout=600)
+
+
+def make_project(dest: Path, with_cards: bool = False) -> Project:
+    for name in ("mkdocs.yml", "overrides", "seeds"):
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name)
+    (dest / "docs" / "cards").mkdir(parents=True)
+    for name in ("index.md", "topics.yml", "javascripts", "stylesheets"):
+        src = ROOT / "docs" / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / "docs" / name)
+    (dest / "snippets").mkdir()
+    for helper in ("cardcheck.py", "cardplot.py"):
+        shutil.copy(ROOT / "snippets" / helper, dest / "snippets" / helper)
+    if with_cards:
+        shutil.copytree(ROOT / "docs" / "cards", dest / "docs" / "cards", dirs_exist_ok=True)
+        shutil.copytree(ROOT / "snippets", dest / "snippets", dirs_exist_ok=True)
+    return Project(dest)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return make_project(tmp_path / "project")
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real site, built once per test session from the real cards."""
+    out = tmp_path_factory.mktemp("site")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    result = subprocess.run([str(MKDOCS), "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
+                            env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out

@@ -1,0 +1,98 @@
+"""Full `mkdocs build --strict` runs: the real site, and throw-away projects for the failure paths."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import GOOD_SNIPPET, ROOT, Project
+
+from eqcards.cards import load_cards, load_topics
+from eqcards.seeds import read_index
+
+pytestmark = pytest.mark.build
+
+CARDS = load_cards(ROOT / "docs" / "cards", load_topics(ROOT / "docs" / "topics.yml"),
+                   read_index(ROOT / "seeds" / "entries.txt"), ROOT / "snippets")
+
+
+def test_real_site_has_every_card_verified(built_site: Path) -> None:
+    data = json.loads((built_site / "cards.json").read_text())
+    assert sorted(c["id"] for c in data["cards"]) == sorted(c.id for c in CARDS)
+    for record in data["cards"]:
+        assert record["verification"]["status"] == "verified", record["id"]
+        assert record["verification"]["checks"] >= 2, record["id"]
+        assert record["url"].endswith(f"/cards/{record['id']}/")
+        assert record["sources"] and record["equation"] and record["snippet"].startswith("snippets/")
+
+
+@pytest.mark.parametrize("card", CARDS, ids=lambda c: c.id)
+def test_card_page_shows_equation_output_and_sources(built_site: Path, card) -> None:
+    html = (built_site / "cards" / card.id / "index.html").read_text()
+    assert 'id="equation"' in html and 'class="arithmatex"' in html
+    assert "Verified:" in html and "PASS" in html
+    assert "FAIL" not in html
+    assert "Snippet source: snippets/" in html
+    for source in card.sources:
+        assert source.link.replace("&", "&amp;") in html
+    for index in range(1, 10):
+        figure = built_site / "cards" / card.id / f"figure-{index}.svg"
+        if not figure.exists():
+            break
+        assert f'src="figure-{index}.svg"' in html
+
+
+def test_cheatsheet_lists_every_card_in_topic_order(built_site: Path) -> None:
+    html = (built_site / "cheatsheet" / "index.html").read_text()
+    for card in CARDS:
+        assert f'href="../cards/{card.id}/"' in html, card.id
+    assert not re.search(r"<script>(?!.*mathjax)", html.split("</article>")[0].split("<article")[-1])
+
+
+def test_no_external_resources_in_pages(built_site: Path) -> None:
+    for page in [built_site / "index.html", built_site / "cheatsheet" / "index.html",
+                 *(built_site / "cards").glob("*/index.html")]:
+        html = page.read_text()
+        assert "fonts.googleapis" not in html and "cdn.jsdelivr" not in html, page
+        assert not re.search(r'<(?:script|link)[^>]+(?:src|href)="https?://', html), page
+    assert (built_site / "assets" / "mathjax" / "tex-chtml.js").is_file()
+
+
+def test_second_build_runs_no_snippet_and_an_edit_reruns_one(project: Project) -> None:
+    project.add_card("toy-entropy")
+    project.add_card("toy-other", seeds=["handbook/1/Perplexity"])
+    first = project.build()
+    assert first.returncode == 0, first.stderr
+    assert "snippets: 2 ran, 0 cached, 0 failed" in first.stderr
+    second = project.build()
+    assert "snippets: 0 ran, 2 cached, 0 failed" in second.stderr
+    snippet = project.root / "snippets" / "toy-other.py"
+    snippet.write_text(snippet.read_text() + "\n# edited\n")
+    third = project.build()
+    assert "snippets: 1 ran, 1 cached, 0 failed" in third.stderr
+
+
+def test_failing_snippet_fails_the_build_with_card_and_line(project: Project) -> None:
+    project.add_card("toy-entropy", snippet=GOOD_SNIPPET.replace("1.5)", "1.6)"))
+    result = project.build()
+    assert result.returncode != 0
+    assert "docs/cards/toy-entropy.md: snippet snippets/toy-entropy.py:5 failed" in result.stderr
+    assert "snippets: 1 ran, 0 cached, 1 failed" in result.stderr
+    assert not list(project.cache.rglob("*.json"))  # failures are not cached
+
+
+def test_timed_out_snippet_fails_the_build(project: Project) -> None:
+    project.add_card("toy-entropy", snippet="import time\nwhile True:\n    time.sleep(0.1)\n", timeout=2)
+    result = project.build()
+    assert result.returncode != 0
+    assert "toy-entropy.py:3 failed: timed out after 2 s" in result.stderr
+
+
+def test_invalid_card_fails_the_build_naming_file_and_line(project: Project) -> None:
+    path = project.add_card("toy-entropy", related=["missing-card"])
+    result = project.build()
+    assert result.returncode != 0
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), start=1) if "missing-card" in text)
+    assert f"docs/cards/toy-entropy.md:{line}: related card 'missing-card' does not exist" in result.stderr

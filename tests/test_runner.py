@@ -1,0 +1,130 @@
+"""The snippet runner: success, failure lines, no-check, timeout, and the cache of successes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import GOOD_SNIPPET, ROOT
+
+from eqcards.cache import ResultCache
+from eqcards.runner import SnippetJob, run_snippet, run_snippets
+from eqcards.snippet_key import snippet_key
+
+
+@pytest.fixture
+def snippets(tmp_path: Path) -> Path:
+    folder = tmp_path / "snippets"
+    folder.mkdir()
+    for helper in ("cardcheck.py", "cardplot.py"):
+        shutil.copy(ROOT / "snippets" / helper, folder / helper)
+    return folder
+
+
+def job(snippets: Path, name: str, source: str, timeout: int = 30) -> SnippetJob:
+    path = snippets / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    return SnippetJob(name, snippets.parent / "cards" / f"{name}.md", path, timeout)
+
+
+def test_success_records_checks_output_and_figures(snippets: Path) -> None:
+    result = run_snippet(job(snippets, "good", GOOD_SNIPPET), snippets)
+    assert result.ok, result.error
+    assert [c["passed"] for c in result.checks] == [True]
+    assert "PASS  entropy of (1/2, 1/4, 1/4) in bits" in result.stdout
+    assert len(result.figures) == 1 and result.figures[0].lstrip().startswith("<?xml")
+    assert "<dc:date>" not in result.figures[0]
+
+
+def test_figures_are_byte_identical_across_runs(snippets: Path) -> None:
+    first = run_snippet(job(snippets, "good", GOOD_SNIPPET), snippets)
+    second = run_snippet(job(snippets, "good", GOOD_SNIPPET), snippets)
+    assert first.figures == second.figures
+
+
+def test_failed_check_reports_the_snippet_line(snippets: Path) -> None:
+    source = "import numpy as np\nfrom cardcheck import check_close\n\n" \
+             "check_close('wrong formula', np.log(2.0), 0.7)\n"
+    result = run_snippet(job(snippets, "bad", source), snippets)
+    assert not result.ok
+    assert result.line == 4
+    assert "CheckFailed: wrong formula" in result.error
+    message = result.describe_failure()
+    assert "bad.md: snippet" in message and "bad.py:4 failed" in message
+
+
+def test_exception_and_syntax_error_lines(snippets: Path) -> None:
+    raising = run_snippet(job(snippets, "raises", "x = 1\n\nraise ValueError('boom')\n"), snippets)
+    assert (raising.ok, raising.line, raising.error) == (False, 3, "ValueError: boom")
+    syntax = run_snippet(job(snippets, "syntax", "x = 1\ny = (\n"), snippets)
+    assert not syntax.ok and syntax.line == 2 and "SyntaxError" in syntax.error
+
+
+def test_snippet_without_a_check_is_rejected(snippets: Path) -> None:
+    result = run_snippet(job(snippets, "nocheck", "print('hello')\n"), snippets)
+    assert not result.ok
+    assert "ran no check" in result.error
+
+
+def test_timeout_kills_the_snippet_and_names_the_line(snippets: Path) -> None:
+    source = "import time\nfrom cardcheck import check_true\n\nwhile True:\n    time.sleep(0.05)\n"
+    result = run_snippet(job(snippets, "slow", source, timeout=2), snippets)
+    assert not result.ok
+    assert "timed out after 2 s" in result.error
+    assert result.line in (4, 5)
+    assert result.duration < 2 + 6
+
+
+def test_snippet_runs_in_a_temporary_directory_with_fixed_settings(snippets: Path) -> None:
+    source = ("import os, sys\nfrom pathlib import Path\nfrom cardcheck import check_true\n"
+              "check_true('cwd is a temp dir', 'eqcards-run-' in os.getcwd())\n"
+              "check_true('one BLAS thread', os.environ['OPENBLAS_NUM_THREADS'] == '1')\n"
+              "check_true('Agg backend', __import__('matplotlib').get_backend().lower() == 'agg')\n"
+              "Path('scratch.txt').write_text('x')\n")
+    result = run_snippet(job(snippets, "env", source), snippets)
+    assert result.ok, result.error
+    assert not (snippets / "scratch.txt").exists()
+
+
+def test_output_is_capped(snippets: Path) -> None:
+    source = "from cardcheck import check_true\nprint('x' * 300_000)\ncheck_true('ran', True)\n"
+    result = run_snippet(job(snippets, "loud", source), snippets)
+    assert result.ok
+    assert len(result.stdout) < 110_000 and "output truncated" in result.stdout
+
+
+def test_cache_hits_misses_and_stores_only_successes(snippets: Path, tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path / "cache")
+    good = job(snippets, "good", GOOD_SNIPPET)
+    bad = job(snippets, "bad", "from cardcheck import check_true\ncheck_true('fails', False)\n")
+    first = run_snippets([good, bad], snippets, cache)
+    assert (first.ran, first.cached, len(first.failures)) == (2, 0, 1)
+    assert first.summary() == "snippets: 2 ran, 0 cached, 1 failed"
+    second = run_snippets([good, bad], snippets, cache)
+    assert (second.ran, second.cached) == (1, 1)  # the failure is never served from the cache
+    assert second.results["good"].cached and second.results["good"].figures == first.results["good"].figures
+
+
+def test_editing_a_snippet_or_its_helper_changes_the_key(snippets: Path) -> None:
+    good = job(snippets, "good", GOOD_SNIPPET)
+    other = job(snippets, "other", "import numpy\nprint(1)\n")
+    before = snippet_key(good.snippet_path, snippets, 30), snippet_key(other.snippet_path, snippets, 30)
+    with (snippets / "cardcheck.py").open("a") as handle:
+        handle.write("\n# changed\n")
+    after = snippet_key(good.snippet_path, snippets, 30), snippet_key(other.snippet_path, snippets, 30)
+    assert before[0] != after[0]  # imports cardcheck
+    assert before[1] == after[1]  # does not
+    assert snippet_key(good.snippet_path, snippets, 31) != after[0]
+
+
+def test_corrupted_cache_entry_is_rerun_not_served(snippets: Path, tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path / "cache")
+    good = job(snippets, "good", GOOD_SNIPPET)
+    run_snippets([good], snippets, cache)
+    key = snippet_key(good.snippet_path, snippets, good.timeout)
+    entry = next((tmp_path / "cache").rglob(f"{key}.json"))
+    entry.write_text(entry.read_text().replace("PASS", "FAKE"))
+    assert cache.get(key) is None
+    report = run_snippets([good], snippets, cache)
+    assert report.ran == 1 and "PASS" in report.results["good"].stdout

@@ -1,0 +1,56 @@
+"""Log-sum-exp: checked against scipy, exact values at ±1000 (naive overflows), and its bounds."""
+
+import numpy as np
+from cardcheck import check_close, check_true
+from cardplot import figure
+from scipy.special import logsumexp as scipy_logsumexp
+
+
+def log_sum_exp(z: np.ndarray) -> float:
+    """log sum_i exp(z_i) = m + log sum_i exp(z_i - m), with m = max_i z_i."""
+    m = np.max(z)
+    return float(m + np.log(np.sum(np.exp(z - m))))
+
+
+def naive(z: np.ndarray) -> float:
+    with np.errstate(over="ignore", divide="ignore"):
+        return float(np.log(np.sum(np.exp(z))))
+
+
+rng = np.random.default_rng(0)
+z = rng.normal(scale=5.0, size=1000)
+check_close("shifted form vs scipy.special.logsumexp", log_sum_exp(z), scipy_logsumexp(z),
+            rtol=1e-13)
+check_close("shifted form equals the naive one where the naive one is safe", log_sum_exp(z),
+            naive(z), rtol=1e-13)
+
+# Logits around +1000: exp overflows. Exact answer: log(e^1000 + 3 e^1000) = 1000 + log 4.
+high = np.array([1000.0, 1000.0 + np.log(3.0)])
+check_true("naive evaluation overflows to inf at z ~ 1000", naive(high) == np.inf,
+           f"naive = {naive(high)}")
+check_close("z = [1000, 1000 + log 3] gives 1000 + log 4", log_sum_exp(high),
+            1000.0 + np.log(4.0), rtol=1e-15)
+noisy = 1000.0 + rng.normal(scale=5.0, size=32000)
+check_close("32k logits around 1000 vs scipy", log_sum_exp(noisy), scipy_logsumexp(noisy),
+            rtol=1e-13)
+
+# Logits around -1000: every exp underflows to 0 and the naive log gives -inf.
+low = np.full(8, -1000.0)
+check_true("naive evaluation underflows to -inf at z ~ -1000", naive(low) == -np.inf,
+           f"naive = {naive(low)}")
+check_close("eight logits of -1000 give -1000 + log 8", log_sum_exp(low), -1000.0 + np.log(8.0),
+            rtol=1e-15)
+
+# A smooth maximum: max(z) <= LSE(z) <= max(z) + log V, with the upper end reached at equal logits.
+rows = rng.normal(scale=3.0, size=(500, 16))
+lse = np.array([log_sum_exp(r) for r in rows])
+check_true("max(z) <= LSE(z) <= max(z) + log V on 500 random vectors",
+           bool(np.all(rows.max(1) <= lse) and np.all(lse <= rows.max(1) + np.log(16) + 1e-12)))
+
+# Two-argument case LSE(x, 0) = log(1 + e^x) (softplus): it hugs max(x, 0), at most log 2 above it.
+x = np.linspace(-6, 6, 400)
+fig, ax = figure("Log-sum-exp as a smooth maximum", "x", "value")
+ax.plot(x, [log_sum_exp(np.array([xi, 0.0])) for xi in x], label="LSE(x, 0)")
+ax.plot(x, np.maximum(x, 0), ls="--", label="max(x, 0)")
+ax.plot(x, np.maximum(x, 0) + np.log(2), ls=":", label="max(x, 0) + log 2")
+ax.legend()

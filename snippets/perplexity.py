@@ -1,0 +1,44 @@
+"""Perplexity: checked against scipy gmean of 1/p, a uniform model, and exp of empirical cross-entropy."""
+
+import numpy as np
+from cardcheck import check_close, check_true
+from scipy.special import softmax
+from scipy.stats import gmean
+
+
+def perplexity(token_logprobs: np.ndarray) -> float:
+    """PPL = exp(-(1/T) sum_t log p_theta(x_t | x_<t)), from natural-log token probabilities."""
+    return float(np.exp(-np.mean(token_logprobs)))
+
+
+V, T = 12, 5000
+BOS = V  # start-of-sequence state: row V of each transition table
+rng = np.random.default_rng(0)
+# "Data": a random bigram process. "Model": a different bigram table p_theta(x_t | x_{t-1}).
+data_table = softmax(2.0 * rng.normal(size=(V + 1, V)), axis=1)
+model_table = 0.6 * data_table + 0.4 * softmax(rng.normal(size=(V + 1, V)), axis=1)
+tokens = np.empty(T, dtype=int)
+prev = BOS
+for t in range(T):
+    tokens[t] = rng.choice(V, p=data_table[prev])
+    prev = tokens[t]
+prefixes = np.concatenate([[BOS], tokens[:-1]])
+token_probs = model_table[prefixes, tokens]
+ppl = perplexity(np.log(token_probs))
+
+check_close("exp(mean NLL) = geometric mean of 1/p (scipy gmean)", ppl, gmean(1.0 / token_probs))
+check_close("base-free: 2**(mean bits) = exp(mean nats)", ppl, 2.0 ** np.mean(-np.log2(token_probs)))
+uniform = np.full(T, 1.0 / V)
+check_close("uniform model over V tokens has PPL = V", perplexity(np.log(uniform)), V)
+
+# Cheatsheet form: PPL = exp(H(P_data, p_theta)), with P_data the empirical distribution of
+# (prefix, next token) pairs and H the per-token cross-entropy in nats, aggregated from counts.
+counts = np.zeros((V + 1, V))
+np.add.at(counts, (prefixes, tokens), 1.0)
+p_emp = counts / T
+cross_entropy = -np.sum(p_emp[p_emp > 0] * np.log(model_table[p_emp > 0]))
+check_close("per-token form = exp(H(P_data, p_theta)) over (prefix, token) pairs", ppl,
+            np.exp(cross_entropy))
+true_ppl = perplexity(np.log(data_table[prefixes, tokens]))
+check_true("the data-generating table scores lower perplexity than the model",
+           true_ppl < ppl < V, f"true process {true_ppl:.3f} < model {ppl:.3f} < V = {V}")

@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+
+def edition_date(root: Path) -> str:
+    """The date a build stands for: SOURCE_DATE_EPOCH, else the last commit's, else today.
+    Taking it from the commit keeps two builds of one commit identical."""
+    if epoch := os.environ.get("SOURCE_DATE_EPOCH"):
+        return dt.datetime.fromtimestamp(int(epoch), dt.UTC).date().isoformat()
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%cs"], cwd=root, capture_output=True,
+                             text=True, timeout=10, check=True).stdout.strip()
+        if out:
+            return out
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return dt.date.today().isoformat()
 
 
 @dataclass(frozen=True)

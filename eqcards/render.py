@@ -54,7 +54,7 @@ def render_verification(card: Card, result: SnippetResult | None, snippet_source
 
 def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
                 result: SnippetResult | None, snippet_source: str,
-                backlinks: list[str]) -> str:
+                backlinks: list[str], cite_box: str = "") -> str:
     """The whole page, identical in structure for every card."""
     out = [f"# {markup.text(card.title)}", "",
            f'<p class="eqc-summary">{markup.text_with_math(card.summary)}</p>', "",
@@ -70,6 +70,8 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     out += ["", card.body.strip(), "", render_verification(card, result, snippet_source)]
     out += ["## Sources", ""]
     out += [f"{i}. {render_source(s)}" for i, s in enumerate(card.sources, start=1)]
+    if cite_box:
+        out += ["", cite_box]
     related = list(dict.fromkeys([*card.related, *backlinks]))
     if related:
         out += ["", "## Related cards", ""]

@@ -8,6 +8,7 @@ from pathlib import Path
 from .cache import ResultCache
 from .cards import load_cards, load_topics
 from .cheatsheet import render_cheatsheet
+from .citation import Edition, highwire_meta, redirect_page, render_cite_box
 from .config import Settings
 from .export import cards_json
 from .model import Card, Topic
@@ -23,6 +24,7 @@ class CardSite:
     topics: list[Topic]
     cards: list[Card]
     report: RunReport | None = None
+    edition: Edition | None = None
     _by_id: dict[str, Card] = field(default_factory=dict)
 
     @classmethod
@@ -64,7 +66,8 @@ class CardSite:
         pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.topics),
                  "errata.md": render_errata(self.cards)}
         for topic in self.topics:
-            pages[f"topics/{topic.id}.md"] = render_topic_page(topic, self.cards)
+            if any(c.topic == topic.id for c in self.cards):  # as in nav(): no empty topic pages
+                pages[f"topics/{topic.id}.md"] = render_topic_page(topic, self.cards)
         return pages
 
     def figures(self) -> dict[str, str]:
@@ -81,7 +84,17 @@ class CardSite:
         result = self.report.results.get(card.id) if self.report else None
         source = (self.settings.snippets_dir / card.snippet).read_text(encoding="utf-8")
         backlinks = sorted(c.id for c in self.cards if card.id in c.related and c.id not in card.related)
-        return render_card(card, self.topic(card.topic), self._by_id, result, source, backlinks)
+        cite = render_cite_box(card, self.edition) if self.edition else ""
+        return render_card(card, self.topic(card.topic), self._by_id, result, source, backlinks, cite)
+
+    def citation_meta(self, card_id: str) -> dict[str, str]:
+        return highwire_meta(self.card(card_id), self.edition) if self.edition else {}
+
+    def redirects(self) -> dict[str, str]:
+        """Static pages at every former id's URL, by their path under docs/."""
+        assert self.edition is not None
+        return {f"cards/{old}/index.html": redirect_page(f"../{c.id}/", self.edition.card_url(c.id))
+                for c in self.cards for old in c.former_ids}
 
     def home_page(self, template: str) -> str:
         return render_home(template, self.cards, self.topics)

@@ -70,7 +70,8 @@ class Project:
 
 
 def make_project(dest: Path, with_cards: bool = False) -> Project:
-    for name in ("mkdocs.yml", "overrides", "seeds"):
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("mkdocs.yml", "overrides", "seeds", "CITATION.cff"):
         src = ROOT / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name)
     (dest / "docs" / "cards").mkdir(parents=True)

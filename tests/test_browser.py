@@ -74,7 +74,7 @@ class Visit:
 
 @pytest.fixture
 def visit(browser: Browser, base_url: str) -> Iterator[Visit]:
-    context = browser.new_context()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
     yield Visit(context.new_page(), base_url)
     context.close()
 
@@ -121,9 +121,32 @@ def test_cheatsheet_typesets_every_row(visit: Visit, base_url: str) -> None:
 
 def test_search_box_finds_a_card_by_title(visit: Visit, base_url: str) -> None:
     page = visit.open(base_url)
-    page.locator("label.md-header__button[for='__search']").click()
+    page.locator("input.md-search__input").click()
     page.locator("input.md-search__input").fill("Jensen-Shannon divergence")
     results = page.locator(".md-search-result__item a")
     results.first.wait_for(timeout=10_000)
     hrefs = [results.nth(i).get_attribute("href") for i in range(min(3, results.count()))]
     assert any("cards/jensen-shannon-divergence/" in (h or "") for h in hrefs), hrefs
+
+
+def test_cite_box_offers_copyable_bibtex(visit: Visit, base_url: str) -> None:
+    page = visit.open(base_url + "cards/kl-divergence/")
+    box = page.locator("details.quote")
+    box.locator("summary").click()
+    code = box.locator("code").first
+    assert "@misc{eqcards:kl-divergence," in code.inner_text()
+    buttons = box.locator("button[data-md-type=copy]")
+    buttons.first.wait_for()
+    assert buttons.count() == 4  # BibTeX, plain text, link, LaTeX
+
+
+def test_theme_toggle_switches_to_dark_and_back(visit: Visit, base_url: str) -> None:
+    page = visit.open(base_url + "cards/kl-divergence/")
+    scheme = "document.body.getAttribute('data-md-color-scheme')"
+    before = page.evaluate(scheme)
+    page.locator("form[data-md-component='palette'] label:visible").first.click()
+    after = page.evaluate(scheme)
+    assert {before, after} == {"default", "slate"}
+    figure = page.locator("img.eqc-figure").first
+    inverted = figure.evaluate("img => getComputedStyle(img).filter")
+    assert ("invert" in inverted) == (after == "slate")

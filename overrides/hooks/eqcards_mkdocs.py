@@ -10,7 +10,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from eqcards.config import Settings
+from eqcards.citation import Edition
+from eqcards.config import Settings, edition_date
 from eqcards.errors import CardError, CardErrors
 from eqcards.mathjax_assets import mathjax_files
 from eqcards.site import CardSite
@@ -26,6 +27,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         _site = CardSite.load(settings)
     except (CardError, CardErrors) as exc:
         raise PluginError(f"invalid cards:\n{exc}") from None
+    site_url = config.site_url or "http://127.0.0.1:8000/"
+    _site.edition = Edition(config.site_name, site_url, edition_date(settings.root))
     config.nav = _site.nav()
     return config
 
@@ -38,9 +41,12 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         if report.failures:
             root = _site.settings.root
             raise PluginError("\n\n".join(r.describe_failure(root) for r in report.failures))
-    for uri, content in {**_site.generated_pages(), **_site.figures()}.items():
+    generated = {**_site.generated_pages(), **_site.figures(), **_site.redirects()}
+    for uri, content in generated.items():
         files.append(File.generated(config, uri, content=content))
     files.append(File.generated(config, "cards.json", content=_site.cards_json(config.site_url or "")))
+    files.append(File.generated(config, "CITATION.cff",
+                                abs_src_path=str(_site.settings.root / "CITATION.cff")))
     for uri, path in mathjax_files():
         files.append(File.generated(config, uri, abs_src_path=str(path)))
     return files
@@ -54,4 +60,5 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     if card_id is None:
         return markdown
     page.meta["description"] = _site.card(card_id).summary
+    page.meta["citation"] = _site.citation_meta(card_id)
     return _site.card_page(card_id)

@@ -1,0 +1,56 @@
+"""nDCG: checked against a hand-computed DCG and against brute-force search over all orderings for IDCG."""
+
+from itertools import permutations
+
+import numpy as np
+from cardcheck import check_close, check_true
+from cardplot import figure
+
+
+def dcg(rels: np.ndarray, k: int, gain: str = "linear") -> float:
+    """DCG@k of relevance grades listed in ranked order (best first)."""
+    r = np.asarray(rels, dtype=float)[:k]
+    g = r if gain == "linear" else 2.0**r - 1.0
+    return float(np.sum(g / np.log2(np.arange(2, len(r) + 2))))
+
+
+def ndcg(ranked: np.ndarray, judged: np.ndarray, k: int, gain: str = "linear") -> float:
+    """nDCG@k; the ideal ordering sorts every judged grade for the query, retrieved or not."""
+    return dcg(ranked, k, gain) / dcg(np.sort(judged)[::-1], k, gain)
+
+
+ranked = np.array([3, 2, 3, 0, 1, 2])
+# By hand: 3/1 + 2/log2(3) + 3/2 + 0/log2(5) + 1/log2(6) + 2/log2(7)
+#        = 3 + 1.2618595 + 1.5 + 0 + 0.3868528 + 0.7124143 = 6.8611267
+check_close("DCG@6 of [3, 2, 3, 0, 1, 2] vs hand value", dcg(ranked, 6), 6.8611267, rtol=1e-7)
+
+rng = np.random.default_rng(0)
+judged = rng.integers(0, 4, size=8)
+for gain in ("linear", "exp"):
+    for k in (3, 8):
+        best = max(dcg(np.array(p), k, gain) for p in permutations(judged))
+        check_close(f"IDCG@{k} ({gain} gain): sorted order vs max over all 8! orderings",
+                    dcg(np.sort(judged)[::-1], k, gain), best)
+
+binary = rng.integers(0, 2, size=10)
+check_close("binary labels: linear and 2^r - 1 gains give the same DCG",
+            dcg(binary, 10, "linear"), dcg(binary, 10, "exp"))
+
+scores = [ndcg(rng.permutation(judged), judged, 5) for _ in range(200)]
+check_true("nDCG@5 lies in [0, 1] for random orderings and is 1 for the ideal one",
+           min(scores) >= 0 and max(scores) <= 1 + 1e-12
+           and np.isclose(ndcg(np.sort(judged)[::-1], judged, 5), 1.0))
+
+# Pitfall: normalizing by the retrieved list alone hides two relevant documents it missed.
+pool = np.concatenate([ranked, [3, 2]])
+right, wrong = ndcg(ranked, pool, 6), ndcg(ranked, ranked, 6)
+check_true("IDCG from the retrieved list alone overstates nDCG", wrong > right,
+           f"judged pool: {right:.4f}, retrieved list only: {wrong:.4f}")
+
+ranks = np.arange(1, 21)
+fig, ax = figure("Position discounts", "rank  i", "weight of an item at rank i")
+ax.plot(ranks, 1 / np.log2(ranks + 1), "o-", ms=3, label="$1/\\log_2(i+1)$ (common form)")
+ax.plot(ranks, np.where(ranks < 2, 1.0, 1 / np.log2(np.maximum(ranks, 2))), "s--", ms=3,
+        label="Järvelin–Kekäläinen, b = 2")
+ax.plot(ranks, 1 / ranks, "^:", ms=3, label="$1/i$ (reciprocal rank)")
+ax.legend()

@@ -122,7 +122,11 @@ def test_cheatsheet_typesets_every_row(visit: Visit, base_url: str) -> None:
 def test_search_box_finds_a_card_by_title(visit: Visit, base_url: str) -> None:
     page = visit.open(base_url)
     page.locator("input.md-search__input").click()
-    page.locator("input.md-search__input").fill("Jensen-Shannon divergence")
+    # A query typed while the index is still loading is dropped, so wait until search is ready.
+    page.wait_for_function("() => !/Initializing/i.test("
+                           "document.querySelector('.md-search-result__meta').textContent)")
+    # Type like a person: the theme searches on key events, which fill() does not always send.
+    page.locator("input.md-search__input").press_sequentially("Jensen-Shannon divergence", delay=20)
     results = page.locator(".md-search-result__item a")
     results.first.wait_for(timeout=10_000)
     hrefs = [results.nth(i).get_attribute("href") for i in range(min(3, results.count()))]

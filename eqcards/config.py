@@ -51,6 +51,11 @@ class Settings:
     def topics_file(self) -> Path:
         return self.docs_dir / "topics.yml"
 
+    @property
+    def numbers_file(self) -> Path:
+        """The quick numeric reference (rendered at /numbers/ and on the cheatsheet)."""
+        return self.docs_dir / "numbers.yml"
+
     @classmethod
     def for_project(cls, root: Path, docs_dir: Path | None = None) -> Settings:
         root = root.resolve()

@@ -12,6 +12,7 @@ from .citation import Edition, highwire_meta, redirect_page, render_cite_box
 from .config import Settings
 from .export import cards_json
 from .model import Card, Topic
+from .numbers import NumberEntry, load_numbers, render_numbers_page, render_numbers_section
 from .pages import render_errata, render_home, render_topic_page
 from .render import figure_uri, render_card
 from .runner import RunReport, SnippetJob, run_snippets
@@ -25,15 +26,18 @@ class CardSite:
     cards: list[Card]
     report: RunReport | None = None
     edition: Edition | None = None
+    numbers: list[NumberEntry] = field(default_factory=list)
     _by_id: dict[str, Card] = field(default_factory=dict)
 
     @classmethod
     def load(cls, settings: Settings) -> CardSite:
         """Load and validate topics and cards; raises CardError(s) on any problem."""
         topics = load_topics(settings.topics_file)
-        cards = load_cards(settings.cards_dir, topics, read_index(settings.seed_index),
-                           settings.snippets_dir)
-        return cls(settings, topics, cards, _by_id={c.id: c for c in cards})
+        seeds = read_index(settings.seed_index)
+        cards = load_cards(settings.cards_dir, topics, seeds, settings.snippets_dir)
+        numbers = (load_numbers(settings.numbers_file, seeds, {c.id for c in cards}, settings.snippets_dir)
+                   if settings.numbers_file.is_file() else [])
+        return cls(settings, topics, cards, numbers=numbers, _by_id={c.id: c for c in cards})
 
     def card(self, card_id: str) -> Card:
         return self._by_id[card_id]
@@ -45,6 +49,9 @@ class CardSite:
         """Run (or fetch from the cache) every card's snippet."""
         jobs = [SnippetJob(c.id, c.path, self.settings.snippets_dir / c.snippet, c.timeout)
                 for c in self.cards]
+        jobs += list({n.job_id: SnippetJob(n.job_id, self.settings.numbers_file,
+                                           self.settings.snippets_dir / n.snippet)
+                      for n in self.numbers if n.snippet}.values())
         cache = ResultCache(self.settings.cache_dir)
         self.report = run_snippets(jobs, self.settings.snippets_dir, cache, self.settings.workers)
         return self.report
@@ -58,13 +65,20 @@ class CardSite:
             if members:
                 nav.append({topic.title: [f"topics/{topic.id}.md",
                                           *[{c.title: f"cards/{c.id}.md"} for c in members]]})
+        if self.numbers:
+            nav.insert(2, {"Numbers": "numbers.md"})
         nav.append({"Errata": "errata.md"})
         return nav
 
     def generated_pages(self) -> dict[str, str]:
         """Markdown pages that exist only in the build, by their path under docs/."""
-        pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.topics),
-                 "errata.md": render_errata(self.cards)}
+        cheatsheet = render_cheatsheet(self.cards, self.topics)
+        pages = {"cheatsheet.md": cheatsheet, "errata.md": render_errata(self.cards)}
+        if self.numbers:
+            pages["cheatsheet.md"] = cheatsheet + "\n" + render_numbers_section(self.numbers)
+            pages["numbers.md"] = render_numbers_page(
+                self.numbers, self.report.results if self.report else {},
+                {c.id: c.title for c in self.cards})
         for topic in self.topics:
             if any(c.topic == topic.id for c in self.cards):  # as in nav(): no empty topic pages
                 pages[f"topics/{topic.id}.md"] = render_topic_page(topic, self.cards)

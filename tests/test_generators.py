@@ -62,3 +62,20 @@ def test_cards_json_fields(tmp_path: Path) -> None:
     assert first["url"] == "https://example.org/eq/cards/alpha-card/"
     assert first["verification"] == {"status": "not-run", "checks": 0}
     assert set(first) >= {"title", "topic", "equation", "aliases", "sources", "snippet"}
+
+
+def test_numbers_file_errors_name_the_line(tmp_path: Path) -> None:
+    import pytest
+
+    from eqcards.errors import CardError, CardErrors
+    from eqcards.numbers import load_numbers
+
+    path = tmp_path / "numbers.yml"
+    path.write_text(
+        "- id: one-nat\n  label: 1 nat\n  value: '1.4427'\n  unit: bits\n  kind: computed\n"
+        "  note: n\n  seed: cheatsheet/Quick numeric reference/1 nat\n"
+        "  sources: [{authors: A, year: 2000, title: T, venue: V, url: 'https://example.org'}]\n")
+    with pytest.raises(CardErrors) as info:
+        load_numbers(path, {"cheatsheet/Quick numeric reference/1 nat"}, set(), tmp_path)
+    error: CardError = info.value.errors[0]
+    assert "computed number needs a `snippet`" in error.message and error.line == 1

@@ -6,6 +6,7 @@ import pytest
 from conftest import ROOT
 
 from eqcards.cards import load_cards, load_topics
+from eqcards.numbers import load_numbers
 from eqcards.seeds import cheatsheet_entries, handbook_entries, read_index, seed_entries
 
 SHARED_SEEDS = ROOT.parent / "shared" / "seeds"
@@ -40,3 +41,14 @@ def test_first_topic_realizes_handbook_section_1_and_the_information_theory_tabl
     wanted = {k for k in index if k.startswith(("handbook/1/", "cheatsheet/Information theory/"))}
     assert len(wanted) == 16 + 8
     assert wanted - referenced == set()
+
+
+def test_every_quick_numeric_reference_row_is_on_the_numbers_page() -> None:
+    index = read_index(ROOT / "seeds" / "entries.txt")
+    cards = load_cards(ROOT / "docs" / "cards", load_topics(ROOT / "docs" / "topics.yml"), index,
+                       ROOT / "snippets")
+    numbers = load_numbers(ROOT / "docs" / "numbers.yml", index, {c.id for c in cards}, ROOT / "snippets")
+    wanted = {k for k in index if k.startswith("cheatsheet/Quick numeric reference/")}
+    assert len(wanted) == 22
+    assert {n.seed for n in numbers} == wanted
+    assert all(n.snippet for n in numbers if n.kind == "computed")

@@ -1,4 +1,4 @@
-"""Build the one-page cheatsheet from card metadata: topics in order, one row per card."""
+"""Build the cheatsheet from card metadata: topics in order, one row per card, print-ready."""
 
 from __future__ import annotations
 
@@ -17,16 +17,51 @@ def cards_by_topic(cards: list[Card], topics: list[Topic]) -> list[tuple[Topic, 
     return grouped
 
 
-def render_cheatsheet(cards: list[Card], topics: list[Topic], link_prefix: str = "cards/") -> str:
-    """Markdown of the cheatsheet page. link_prefix points from the page to the cards folder."""
-    out = ["---", "title: Cheatsheet", "---", "", "# Cheatsheet", "",
-           '<p class="eqc-lead">Every card on one page: the formula and a link to its verified card. '
-           "Generated from the cards on every build.</p>", ""]
+def render_topic_section(topic: Topic, members: list[Card], link_prefix: str,
+                         print_link: str | None = None) -> list[str]:
+    """One topic: a heading and a row per card. Rows are blocks, not table rows, so the
+    printed multi-column layout can move whole rows between columns without cutting them."""
+    heading = f"## {markup.text(topic.title)}"
+    if print_link:
+        heading += f' <a class="eqc-print-topic" href="{print_link}">print this topic</a>'
+    out = ['<section class="eqc-sheet-topic" markdown>', "", heading, ""]
+    for card in members:
+        out += ['<div class="eqc-sheet-row" markdown>', "",
+                f'<span class="eqc-sheet-label">[{markup.text(card.cheatsheet.label)}]'
+                f"({link_prefix}{card.id}.md)</span> "
+                f'<span class="eqc-sheet-formula">{markup.inline_math(card.cheatsheet_latex)}</span>',
+                "", "</div>"]
+    out += ["", "</section>", ""]
+    return out
+
+
+# Only the cheatsheet pages print in landscape, so the page size is declared on them alone.
+PRINT_PAGE_STYLE = "<style>@page { size: A4 landscape; margin: 8mm; }</style>"
+
+
+def _page(title: str, lead: str, body: list[str]) -> str:
+    return "\n".join(["---", f"title: {title!r}", "---", "", PRINT_PAGE_STYLE, "",
+                      f"# {markup.text(title)}", "",
+                      f'<p class="eqc-lead">{lead} <a class="eqc-print" href="javascript:window.print()">'
+                      "Print</a></p>", "", '<div class="eqc-cheatsheet" markdown>', "", *body,
+                      "</div>", ""])
+
+
+def render_cheatsheet(cards: list[Card], topics: list[Topic], link_prefix: str = "cards/",
+                      extra_sections: str = "") -> str:
+    """Markdown of the whole cheatsheet. link_prefix points from the page to the cards folder."""
+    body: list[str] = []
     for topic, members in cards_by_topic(cards, topics):
-        out += ['<section class="eqc-sheet-topic" markdown>', "",
-                f"## {markup.text(topic.title)}", "",
-                "| Quantity | Formula |", "|---|---|"]
-        out += [f"| [{markup.cell(c.cheatsheet.label)}]({link_prefix}{c.id}.md) | "
-                f"{markup.inline_math(c.cheatsheet_latex)} |" for c in members]
-        out += ["", "</section>", ""]
-    return "\n".join(out)
+        body += render_topic_section(topic, members, link_prefix,
+                                     print_link=f"{topic.id}/")
+    if extra_sections:
+        body.append(extra_sections)
+    return _page("Cheatsheet", "Every card on one page, generated from the cards on every build; "
+                 "prints on A4 landscape.", body)
+
+
+def render_topic_cheatsheet(topic: Topic, cards: list[Card]) -> str:
+    """A single topic's cheatsheet, at /cheatsheet/<topic>/, sized to print on one A4 page."""
+    members = dict(cards_by_topic(cards, [topic])).get(topic, [])
+    body = render_topic_section(topic, members, "../cards/")
+    return _page(f"Cheatsheet: {topic.title}", "One topic of the [cheatsheet](../cheatsheet.md).", body)

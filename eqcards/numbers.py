@@ -120,10 +120,12 @@ def render_numbers_page(entries: list[NumberEntry], results: dict[str, SnippetRe
 
 
 def render_numbers_section(entries: list[NumberEntry]) -> str:
-    """The cheatsheet's numeric reference: one compact table."""
-    out = ['<section class="eqc-sheet-topic" markdown>', "", "## Numbers", "",
-           "| Quantity | Value |", "|---|---|"]
-    out += [f"| [{markup.cell(e.label)}](numbers.md#{e.id}) | "
-            f"{markup.cell(e.value)} {markup.cell(e.unit)} |" for e in entries]
+    """The cheatsheet's numeric reference, in the same row layout as the formulas."""
+    out = ['<section class="eqc-sheet-topic" markdown>', "", "## Numbers", ""]
+    for e in entries:
+        out += ['<div class="eqc-sheet-row" markdown>', "",
+                f'<span class="eqc-sheet-label">[{markup.text(e.label)}](numbers.md#{e.id})</span> '
+                f'<span class="eqc-sheet-formula">{markup.text_with_math(e.value)} '
+                f"{markup.text(e.unit)}</span>", "", "</div>"]
     out += ["", "</section>", ""]
     return "\n".join(out)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .cache import ResultCache
 from .cards import load_cards, load_topics
-from .cheatsheet import render_cheatsheet
+from .cheatsheet import render_cheatsheet, render_topic_cheatsheet
 from .citation import Edition, highwire_meta, redirect_page, render_cite_box
 from .config import Settings
 from .export import cards_json
@@ -72,16 +72,17 @@ class CardSite:
 
     def generated_pages(self) -> dict[str, str]:
         """Markdown pages that exist only in the build, by their path under docs/."""
-        cheatsheet = render_cheatsheet(self.cards, self.topics)
-        pages = {"cheatsheet.md": cheatsheet, "errata.md": render_errata(self.cards)}
+        numbers = render_numbers_section(self.numbers) if self.numbers else ""
+        pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.topics, extra_sections=numbers),
+                 "errata.md": render_errata(self.cards)}
         if self.numbers:
-            pages["cheatsheet.md"] = cheatsheet + "\n" + render_numbers_section(self.numbers)
             pages["numbers.md"] = render_numbers_page(
                 self.numbers, self.report.results if self.report else {},
                 {c.id: c.title for c in self.cards})
         for topic in self.topics:
             if any(c.topic == topic.id for c in self.cards):  # as in nav(): no empty topic pages
                 pages[f"topics/{topic.id}.md"] = render_topic_page(topic, self.cards)
+                pages[f"cheatsheet/{topic.id}.md"] = render_topic_cheatsheet(topic, self.cards)
         return pages
 
     def figures(self) -> dict[str, str]:

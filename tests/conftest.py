@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+pytest_plugins = ["browser_fixtures"]
+
 ROOT = Path(__file__).resolve().parent.parent
 MKDOCS = Path(sys.executable).parent / "mkdocs"
 

@@ -1,0 +1,79 @@
+"""Browser fixtures: the built site served on localhost and headless Chromium, offline."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+DEBIAN_CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def base_url(built_site: Path) -> Iterator[str]:
+    handler = functools.partial(QuietHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    # Debian's Chromium when installed (.ci/run installs it); otherwise Playwright's own build.
+    # If neither can start, the test fails: a browser test is never skipped silently.
+    executable = DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).exists() else shutil.which("chromium")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class Visit:
+    """A page plus everything it tried to fetch outside the site and every failed request."""
+
+    def __init__(self, page: Page, base_url: str) -> None:
+        self.page = page
+        self.outside: list[str] = []
+        self.failed: list[str] = []
+        host = urlparse(base_url).netloc
+
+        def route(r):  # the site must work with no network: refuse and record anything external
+            if urlparse(r.request.url).netloc == host or r.request.url.startswith("data:"):
+                r.continue_()
+            else:
+                self.outside.append(r.request.url)
+                r.abort()
+
+        page.route("**/*", route)
+        page.on("requestfailed", lambda req: self.failed.append(req.url))
+        page.on("response", lambda res: res.status >= 400 and self.failed.append(f"{res.status} {res.url}"))
+
+    def open(self, url: str) -> Page:
+        self.page.goto(url)
+        self.page.evaluate("() => MathJax.startup.promise")
+        return self.page
+
+
+@pytest.fixture
+def visit(browser: Browser, base_url: str) -> Iterator[Visit]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield Visit(context.new_page(), base_url)
+    context.close()
+
+

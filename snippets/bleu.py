@@ -1,0 +1,88 @@
+"""BLEU: clipped precisions vs the worked examples of Papineni et al.; BP and corpus BLEU by hand."""
+
+from collections import Counter
+from fractions import Fraction
+from math import exp, log
+
+from cardcheck import check_close, check_true
+
+
+def ngrams(tokens: list[str], n: int) -> Counter:
+    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+
+
+def clipped_counts(cand: list[str], refs: list[list[str]], n: int) -> tuple[int, int]:
+    """Numerator and denominator of the modified n-gram precision for one sentence."""
+    max_ref = Counter()
+    for ref in refs:
+        for gram, count in ngrams(ref, n).items():
+            max_ref[gram] = max(max_ref[gram], count)
+    cand_counts = ngrams(cand, n)
+    return sum(min(c, max_ref[g]) for g, c in cand_counts.items()), sum(cand_counts.values())
+
+
+def closest_ref_len(cand: list[str], refs: list[list[str]]) -> int:
+    """Best-match reference length: closest to the candidate, shorter one on ties."""
+    return min((abs(len(r) - len(cand)), len(r)) for r in refs)[1]
+
+
+def brevity_penalty(c: int, r: int) -> float:
+    return 1.0 if c > r else exp(1.0 - r / c)
+
+
+def corpus_bleu(cands, refs_list, max_n: int = 4) -> float:
+    """Counts are pooled over the corpus before dividing; uniform weights w_n = 1/N."""
+    num, den = [0] * max_n, [0] * max_n
+    for cand, refs in zip(cands, refs_list, strict=True):
+        for n in range(1, max_n + 1):
+            a, b = clipped_counts(cand, refs, n)
+            num[n - 1] += a
+            den[n - 1] += b
+    if min(num) == 0:
+        return 0.0
+    log_p = sum(log(a / b) for a, b in zip(num, den, strict=True)) / max_n
+    c = sum(len(x) for x in cands)
+    r = sum(closest_ref_len(x, refs) for x, refs in zip(cands, refs_list, strict=True))
+    return brevity_penalty(c, r) * exp(log_p)
+
+
+def tok(s: str) -> list[str]:
+    return s.lower().replace(".", "").split()
+
+
+# Example 1 of the paper (Sec. 2.1): two candidates, three references.
+cand1 = tok("It is a guide to action which ensures that the military always obeys the commands of the party.")
+cand2 = tok("It is to insure the troops forever hearing the activity guidebook that party direct.")
+refs = [tok("It is a guide to action that ensures that the military will forever heed Party commands."),
+        tok("It is the guiding principle which guarantees the military forces always being under the "
+            "command of the Party."),
+        tok("It is the practical guide for the army always to heed the directions of the party.")]
+
+got = [clipped_counts(cand1, refs, 1), clipped_counts(cand2, refs, 1),
+       clipped_counts(cand1, refs, 2), clipped_counts(cand2, refs, 2)]
+check_true("modified precisions 17/18, 8/14 (unigram), 10/17, 1/13 (bigram) as in the paper",
+           got == [(17, 18), (8, 14), (10, 17), (1, 13)], str(got))
+
+# Example 2 of the paper: clipping caps "the" at its maximum count in any one reference.
+the7 = tok("the the the the the the the")
+refs_cat = [tok("The cat is on the mat."), tok("There is a cat on the mat.")]
+check_true("'the the the ...' gets modified unigram precision 2/7",
+           clipped_counts(the7, refs_cat, 1) == (2, 7), str(clipped_counts(the7, refs_cat, 1)))
+
+# Sentence BLEU of candidate 1 by hand: lengths 18 vs references 16, 18, 16, so r = 18 = c and BP = 1;
+# p3 = 7/16 and p4 = 4/15 counted by hand from the sentences above.
+hand = float(Fraction(17, 18) * Fraction(10, 17) * Fraction(7, 16) * Fraction(4, 15)) ** 0.25
+check_close("BLEU-4 of candidate 1 vs hand-computed geometric mean", corpus_bleu([cand1], [refs]), hand)
+
+# Corpus BLEU pools counts: p1 = 25/32, p2 = 11/30, p3 = 7/28, p4 = 4/26; c = 32, r = 18 + 16 = 34.
+hand_corpus = exp(1 - 34 / 32) * float(Fraction(25, 32) * Fraction(11, 30) * Fraction(7, 28)
+                                       * Fraction(4, 26)) ** 0.25
+check_close("corpus BLEU (pooled counts, BP < 1) vs hand computation",
+            corpus_bleu([cand1, cand2], [refs, refs]), hand_corpus)
+
+# Brevity penalty: a 4-token candidate against a closest reference of 16 tokens gets exp(1 - 16/4).
+short = tok("it is a guide")
+check_close("BP for a short candidate = exp(-3)", brevity_penalty(len(short), closest_ref_len(short, refs)),
+            exp(-3.0))
+check_true("a candidate equal to a reference scores exactly 1",
+           abs(corpus_bleu([refs[0]], [refs]) - 1.0) < 1e-12)

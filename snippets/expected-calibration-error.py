@@ -1,0 +1,59 @@
+"""ECE: binned formula vs a hand-worked example, a per-sample regrouping, and models with a known gap."""
+
+import numpy as np
+from cardcheck import check_close, check_true
+from cardplot import figure
+
+
+def bin_index(conf: np.ndarray, m: int) -> np.ndarray:
+    """Equal-width bins ((k-1)/M, k/M], k = 1..M, returned as 0-based indices."""
+    return np.clip(np.ceil(conf * m).astype(int) - 1, 0, m - 1)
+
+
+def ece(conf: np.ndarray, correct: np.ndarray, m: int = 15) -> float:
+    """sum_m |B_m|/n * |acc(B_m) - conf(B_m)| over non-empty bins."""
+    idx = bin_index(conf, m)
+    n, total = len(conf), 0.0
+    for b in range(m):
+        in_bin = idx == b
+        size = in_bin.sum()
+        if size:
+            total += size / n * abs(correct[in_bin].mean() - conf[in_bin].mean())
+    return total
+
+
+# Hand-worked: 6 predictions, M = 2 bins (0, 0.5] and (0.5, 1].
+conf = np.array([0.3, 0.45, 0.6, 0.7, 0.9, 0.95])
+correct = np.array([0, 1, 1, 0, 1, 1])
+# Bin 1: acc 1/2, conf 0.375 -> gap 0.125, weight 2/6. Bin 2: acc 3/4, conf 0.7875 -> gap 0.0375, weight 4/6.
+check_close("6-sample example vs hand arithmetic", ece(conf, correct, m=2), 2 / 6 * 0.125 + 4 / 6 * 0.0375)
+
+rng = np.random.default_rng(0)
+n = 200_000
+p_hat = rng.uniform(0.4, 1.0, n)
+
+# Regrouping: the per-bin gap times |B_m|/n equals |sum over the bin of (correct_i - conf_i)| / n.
+hits = rng.random(n) < p_hat
+idx = bin_index(p_hat, 15)
+regrouped = np.abs(np.bincount(idx, weights=hits - p_hat, minlength=15)).sum() / n
+check_close("ECE vs per-sample regrouping with bincount", ece(p_hat, hits), regrouped, rtol=1e-9)
+
+# A calibrated model (correct with probability equal to its confidence) has ECE near 0;
+# one whose accuracy is always 0.1 below its confidence has ECE near 0.1.
+check_true("calibrated model: ECE below 0.01", ece(p_hat, hits) < 0.01, f"ECE = {ece(p_hat, hits):.4f}")
+over = rng.random(n) < p_hat - 0.1
+check_close("overconfident by 0.1: ECE vs 0.1", ece(p_hat, over), 0.1, rtol=0.05)
+
+# Reliability diagram of the overconfident model.
+edges = np.linspace(0, 1, 16)
+idx = bin_index(p_hat, 15)
+used = np.unique(idx)
+acc = np.array([over[idx == b].mean() for b in used])
+mean_conf = np.array([p_hat[idx == b].mean() for b in used])
+fig, ax = figure("Reliability diagram, overconfident model (ECE ≈ 0.1)", "confidence", "accuracy")
+ax.plot([0, 1], [0, 1], "k--", label="perfect calibration")
+ax.bar(edges[used], acc, width=1 / 15, align="edge", alpha=0.6, edgecolor="k", label="accuracy per bin")
+ax.plot(mean_conf, acc, "o", label="(conf, acc) per bin")
+ax.set_xlim(0, 1)
+ax.set_ylim(0, 1)
+ax.legend()

@@ -1,0 +1,58 @@
+"""Speculative decoding: (1 - a^(g+1)) / (1 - a) vs the truncated-geometric sum and simulated sampling."""
+
+import numpy as np
+from cardcheck import check_close, check_true
+from cardplot import figure
+
+
+def expected_tokens(alpha, gamma: int):
+    """Expected tokens per target-model call with gamma drafted tokens and acceptance rate alpha."""
+    alpha = np.asarray(alpha, dtype=float)
+    return (1.0 - alpha ** (gamma + 1)) / (1.0 - alpha)
+
+
+# Direct expectation: j drafts accepted then a rejection (prob alpha^j (1 - alpha)) yields j + 1 tokens;
+# all gamma accepted (prob alpha^gamma) yields gamma + 1 tokens (the target adds one of its own).
+alphas = np.linspace(0.05, 0.95, 19)
+for gamma in (1, 3, 7):
+    direct = sum((j + 1) * alphas**j * (1 - alphas) for j in range(gamma)) + (gamma + 1) * alphas**gamma
+    check_close(f"closed form vs direct expectation, gamma = {gamma}", expected_tokens(alphas, gamma), direct)
+
+# Simulate speculative sampling (Leviathan et al. Algorithm 1) on a toy vocabulary with a fixed target p
+# and draft q, so the acceptance rate is the same at every position.
+rng = np.random.default_rng(0)
+vocab, gamma, iters = 12, 4, 200_000
+p = rng.dirichlet(np.ones(vocab))
+q = rng.dirichlet(np.ones(vocab))
+alpha = np.minimum(p, q).sum()          # E_{x~q} min(1, p(x)/q(x)) = 1 - total variation distance
+residual = np.maximum(p - q, 0.0)
+residual /= residual.sum()
+
+drafts = rng.choice(vocab, size=(iters, gamma), p=q)
+accept = rng.random((iters, gamma)) < np.minimum(1.0, p[drafts] / q[drafts])
+n_accepted = np.where(accept.all(axis=1), gamma, np.argmin(accept, axis=1))
+all_ok = n_accepted == gamma
+extra = np.where(all_ok, rng.choice(vocab, size=iters, p=p), rng.choice(vocab, size=iters, p=residual))
+tokens = n_accepted + 1
+
+se = tokens.std() / np.sqrt(iters)
+check_close("E[#tokens] vs simulated speculative sampling", expected_tokens(alpha, gamma), tokens.mean(),
+            atol=4 * se, rtol=0)
+first_accept = accept[:, 0].mean()
+check_close("alpha = sum_x min(p, q) vs simulated acceptance of the first draft", alpha, first_accept,
+            atol=4 * np.sqrt(alpha * (1 - alpha) / iters), rtol=0)
+
+# The emitted tokens (accepted drafts plus the one corrected or bonus token) follow the target p.
+kept = drafts[np.arange(gamma)[None, :] < n_accepted[:, None]]
+emitted = np.concatenate([kept, extra])
+freq = np.bincount(emitted, minlength=vocab) / len(emitted)
+check_true("emitted tokens are distributed as the target p",
+           np.max(np.abs(freq - p)) < 4 * np.sqrt(p.max() / len(emitted)),
+           f"max |freq - p| = {np.max(np.abs(freq - p)):.4f}")
+
+a = np.linspace(0, 0.99, 200)
+fig, ax = figure("Speculative decoding: tokens per target call", "acceptance rate  α",
+                 "expected tokens per target call")
+for g in (1, 2, 4, 8):
+    ax.plot(a, expected_tokens(a, g), label=f"γ = {g}")
+ax.legend()

@@ -1,0 +1,39 @@
+"""LayerNorm: checked against scipy.stats.zscore, a scalar loop, and shift/scale invariance."""
+
+import statistics
+
+import numpy as np
+from cardcheck import check_close, check_true
+from scipy.stats import zscore
+
+
+def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+    """gamma * (x - mu) / sqrt(sigma^2 + eps) + beta, statistics over the last axis."""
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return gamma * (x - mu) / np.sqrt(var + eps) + beta
+
+
+rng = np.random.default_rng(0)
+T, d = 5, 16
+x = rng.normal(loc=3.0, scale=4.0, size=(T, d))
+gamma = rng.normal(size=d)
+beta = rng.normal(size=d)
+
+# scipy's z-score (population standard deviation, ddof=0) is LN with eps = 0, gamma = 1, beta = 0.
+check_close("LN(eps=0) vs scipy.stats.zscore per token", layer_norm(x, 1.0, 0.0, eps=0.0),
+            zscore(x, axis=-1, ddof=0), rtol=1e-12, atol=1e-14)
+
+# Scalar reference with the standard library and eps inside the square root.
+eps = 1e-5
+reference = np.array([[gamma[i] * (row[i] - statistics.fmean(row))
+                       / (statistics.pvariance(row) + eps) ** 0.5 + beta[i] for i in range(d)]
+                      for row in x.tolist()])
+check_close("LN with gain, bias, eps vs a scalar statistics-module loop",
+            layer_norm(x, gamma, beta, eps), reference, rtol=1e-12, atol=1e-13)
+
+y = layer_norm(x, 1.0, 0.0, eps=0.0)
+check_true("normalized tokens have mean 0 and population variance 1",
+           np.allclose(y.mean(axis=-1), 0, atol=1e-12) and np.allclose(y.var(axis=-1), 1, atol=1e-12))
+check_close("invariant to x -> 2.5 x + 7 (eps = 0)", layer_norm(2.5 * x + 7.0, gamma, beta, 0.0),
+            layer_norm(x, gamma, beta, 0.0), rtol=1e-10, atol=1e-12)

@@ -1,0 +1,44 @@
+"""Scaled dot-product attention: matrix form vs a per-query loop with scipy's softmax."""
+
+import numpy as np
+from cardcheck import check_close, check_true
+from scipy.special import softmax as scipy_softmax
+
+
+def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """softmax(Q K^T / sqrt(d_k)) V, with the softmax over key positions (max-shifted)."""
+    scores = q @ k.T / np.sqrt(q.shape[-1])
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    weights /= weights.sum(axis=-1, keepdims=True)
+    return weights @ v
+
+
+rng = np.random.default_rng(0)
+n_q, n_k, d_k, d_v = 5, 7, 16, 3
+Q = rng.normal(size=(n_q, d_k))
+K = rng.normal(size=(n_k, d_k))
+V = rng.normal(size=(n_k, d_v))
+out = attention(Q, K, V)
+
+# Independent route 1: scalar loops over queries and keys, with scipy's softmax.
+loop = np.zeros((n_q, d_v))
+for i in range(n_q):
+    s = np.array([sum(Q[i, c] * K[j, c] for c in range(d_k)) for j in range(n_k)]) / d_k**0.5
+    w = scipy_softmax(s)
+    for j in range(n_k):
+        loop[i] += w[j] * V[j]
+check_close("matrix form vs per-query loop with scipy softmax", out, loop, rtol=1e-12, atol=1e-14)
+
+# Independent route 2: with one-hot values each output column is the weight on that key,
+# so the outputs must be the softmax of the scaled scores, rows summing to one.
+weights = attention(Q, K, np.eye(n_k))
+check_close("attention weights vs scipy softmax of QK^T/sqrt(d_k)", weights,
+            scipy_softmax(Q @ K.T / np.sqrt(d_k), axis=1), rtol=1e-12)
+check_true("outputs lie inside the range of the values",
+           bool(np.all(out <= V.max(axis=0) + 1e-12) and np.all(out >= V.min(axis=0) - 1e-12)))
+
+# Permuting the keys and values together leaves the output unchanged (attention is a set operation).
+perm = rng.permutation(n_k)
+check_close("invariance to a joint permutation of keys and values",
+            attention(Q, K[perm], V[perm]), out, rtol=1e-12, atol=1e-14)

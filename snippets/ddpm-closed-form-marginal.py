@@ -1,0 +1,69 @@
+"""Closed-form q(x_t|x_0): vs the exact moment recursion and the iterated chain (Monte-Carlo, KS)."""
+
+import numpy as np
+from cardcheck import check_close, check_true
+from cardplot import figure
+from scipy.stats import kstest, norm
+
+
+def sample_xt(x0: np.ndarray, abar_t: float, rng: np.random.Generator) -> np.ndarray:
+    """One jump x_t = sqrt(alpha_bar_t) x_0 + sqrt(1 - alpha_bar_t) eps, eps ~ N(0, I)."""
+    return np.sqrt(abar_t) * x0 + np.sqrt(1.0 - abar_t) * rng.standard_normal(np.shape(x0))
+
+
+def marginal_moments(x0: float, abar_t: float) -> tuple[float, float]:
+    """Mean and variance of q(x_t | x_0)."""
+    return np.sqrt(abar_t) * x0, 1.0 - abar_t
+
+
+T = 1000
+betas = np.linspace(1e-4, 0.02, T)
+abar = np.cumprod(1 - betas)
+probe = [1, 50, 200, 500, 1000]
+x0 = 1.5
+
+# 1. Exact route: push mean and variance through each Gaussian step,
+#    m_t = sqrt(alpha_t) m_{t-1},  v_t = alpha_t v_{t-1} + beta_t  (from m_0 = x_0, v_0 = 0).
+m, v, rec = x0, 0.0, {}
+for t in range(1, T + 1):
+    m, v = np.sqrt(1 - betas[t - 1]) * m, (1 - betas[t - 1]) * v + betas[t - 1]
+    rec[t] = (m, v)
+got = np.array([marginal_moments(x0, abar[t - 1]) for t in probe])
+check_close("closed-form (mean, var) vs step-by-step moment recursion", got,
+            np.array([rec[t] for t in probe]), rtol=1e-12)
+
+# 2. Monte-Carlo route: run the one-step chain t times and compare the samples with N(sqrt(abar) x0, 1-abar).
+rng = np.random.default_rng(0)
+x = np.full(40_000, x0)
+chain = {}
+for t in range(1, T + 1):
+    x = np.sqrt(1 - betas[t - 1]) * x + np.sqrt(betas[t - 1]) * rng.standard_normal(x.shape)
+    if t in probe:
+        chain[t] = x.copy()
+mc = np.array([[chain[t].mean(), chain[t].var()] for t in probe])
+check_close("iterated chain (mean, var) vs closed form", mc, got, rtol=0.03, atol=0.01)
+pvals = []
+for t in (50, 500):
+    mean_t, var_t = marginal_moments(x0, abar[t - 1])
+    pvals.append(kstest(chain[t], norm(mean_t, np.sqrt(var_t)).cdf).pvalue)
+check_true("iterated chain at t = 50, 500 passes a KS test against the closed form",
+           min(pvals) > 0.001, "p = " + ", ".join(f"{p:.2f}" for p in pvals))
+
+# 3. The one-jump sampler and the chain agree in distribution (two-sample comparison of quantiles).
+jump = sample_xt(np.full(40_000, x0), abar[199], rng)
+qs = np.linspace(0.05, 0.95, 19)
+check_close("quantiles: one jump to t = 200 vs 200 chained steps",
+            np.quantile(jump, qs), np.quantile(chain[200], qs), atol=0.03)
+
+# Bimodal data pushed through the forward process: each mode shrinks by sqrt(abar) and widens.
+fig, ax = figure("Closed-form marginals of a two-mode data set", "$x_t$", "density")
+data = np.where(rng.random(40_000) < 0.5, -1.0, 1.0) + 0.1 * rng.standard_normal(40_000)
+grid = np.linspace(-3.5, 3.5, 600)
+for t in (1, 100, 250, 1000):
+    xt = sample_xt(data, abar[t - 1], rng)
+    a = np.sqrt(abar[t - 1])
+    dens = 0.5 * sum(norm(a * mu, np.sqrt(a**2 * 0.01 + 1 - abar[t - 1])).pdf(grid) for mu in (-1, 1))
+    line, = ax.plot(grid, dens, label=f"t = {t}")
+    ax.hist(xt, bins=140, range=(-3.5, 3.5), density=True, alpha=0.25, color=line.get_color())
+ax.set_ylim(0, 2.2)
+ax.legend()

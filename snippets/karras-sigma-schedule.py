@@ -1,0 +1,39 @@
+"""Karras sigma schedule: exact endpoints, even spacing in sigma^(1/rho), rho=1/rho->inf vs lin/geomspace."""
+
+import numpy as np
+from cardcheck import check_close, check_true
+from cardplot import figure
+
+
+def karras_sigmas(n: int, sigma_min: float = 0.002, sigma_max: float = 80.0, rho: float = 7.0,
+                  append_zero: bool = True) -> np.ndarray:
+    """sigma_i for i = 0..n-1 (decreasing), plus the final sigma_n = 0 that EDM appends."""
+    i = np.arange(n)
+    lo, hi = sigma_min ** (1.0 / rho), sigma_max ** (1.0 / rho)
+    sig = (hi + i / (n - 1) * (lo - hi)) ** rho
+    return np.append(sig, 0.0) if append_zero else sig
+
+
+n = 18
+sig = karras_sigmas(n, append_zero=False)
+check_close("endpoints are exactly sigma_max and sigma_min", [sig[0], sig[-1]], [80.0, 0.002], rtol=1e-12)
+check_close("sigma^(1/rho) is evenly spaced (matches np.linspace)", sig ** (1 / 7),
+            np.linspace(80.0 ** (1 / 7), 0.002 ** (1 / 7), n), rtol=1e-12)
+check_true("strictly decreasing, then the appended sigma_N = 0",
+           np.all(np.diff(sig) < 0) and karras_sigmas(n)[-1] == 0.0 and len(karras_sigmas(n)) == n + 1)
+check_close("rho = 1 is uniform spacing in sigma", karras_sigmas(n, rho=1.0, append_zero=False),
+            np.linspace(80.0, 0.002, n), rtol=1e-9)
+check_close("rho -> infinity is geometric spacing (np.geomspace)",
+            karras_sigmas(n, rho=1e6, append_zero=False),
+            np.geomspace(80.0, 0.002, n), rtol=1e-3)
+fractions = [np.mean(karras_sigmas(n, rho=r, append_zero=False) < 1.0) for r in (1.0, 3.0, 7.0, 1e5)]
+check_true("larger rho moves steps toward small sigma (fraction of steps with sigma < 1 rises with rho)",
+           np.all(np.diff(fractions) > 0),
+           "rho = 1, 3, 7, inf: " + ", ".join(f"{f:.2f}" for f in fractions))
+
+fig, ax = figure("Karras noise levels, N = 18", "step index i", r"$\sigma_i$ (log scale)")
+for rho in (1.0, 3.0, 7.0):
+    ax.plot(karras_sigmas(n, rho=rho, append_zero=False), marker="o", ms=3, label=rf"$\rho$ = {rho:g}")
+ax.plot(np.geomspace(80.0, 0.002, n), ls="--", label=r"geometric ($\rho \to \infty$)")
+ax.set_yscale("log")
+ax.legend()

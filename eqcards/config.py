@@ -52,6 +52,11 @@ class Settings:
         return self.docs_dir / "topics.yml"
 
     @property
+    def latex_cache(self) -> Path:
+        """Hashes of formulas MathJax has typeset cleanly, next to the snippet cache."""
+        return self.cache_dir.parent / "latex-ok.json"
+
+    @property
     def numbers_file(self) -> Path:
         """The quick numeric reference (rendered at /numbers/ and on the cheatsheet)."""
         return self.docs_dir / "numbers.yml"

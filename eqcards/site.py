@@ -10,7 +10,9 @@ from .cards import load_cards, load_topics
 from .cheatsheet import render_cheatsheet, render_topic_cheatsheet
 from .citation import Edition, highwire_meta, redirect_page, render_cite_box
 from .config import Settings
+from .errors import CardErrors
 from .export import cards_json
+from .latex import LatexChecker, check_latex
 from .model import Card, Topic
 from .numbers import NumberEntry, load_numbers, render_numbers_page, render_numbers_section
 from .pages import render_errata, render_home, render_topic_page
@@ -35,6 +37,8 @@ class CardSite:
         topics = load_topics(settings.topics_file)
         seeds = read_index(settings.seed_index)
         cards = load_cards(settings.cards_dir, topics, seeds, settings.snippets_dir)
+        if errors := check_latex(cards, LatexChecker(settings.latex_cache)):
+            raise CardErrors(errors)
         numbers = (load_numbers(settings.numbers_file, seeds, {c.id for c in cards}, settings.snippets_dir)
                    if settings.numbers_file.is_file() else [])
         return cls(settings, topics, cards, numbers=numbers, _by_id={c.id: c for c in cards})

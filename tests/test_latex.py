@@ -1,0 +1,72 @@
+"""Formulas that MathJax cannot typeset fail the build, naming the card file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import Project, card_markdown
+
+from eqcards.cards import parse_card
+from eqcards.latex import LatexChecker, check_latex, prose_formulas
+
+BODY = """Intro with $\\alpha + \\beta$ inline.
+
+Code is skipped: `$not math$` and
+
+```python
+x = "$also not math$"
+```
+
+$$
+\\sum_i x_i
+$$
+Then $\\notamacro{x}$ here.
+"""
+
+
+def write(tmp_path: Path, **changes: object):
+    path = tmp_path / "toy-entropy.md"
+    path.write_text(card_markdown(**changes), encoding="utf-8")
+    return path, parse_card(path)
+
+
+def test_prose_formulas_skip_code_and_keep_lines(tmp_path: Path) -> None:
+    _, card = write(tmp_path)
+    card.body, card.body_line = BODY, 30
+    found = list(prose_formulas(card))
+    assert [(latex.strip(), line, display) for latex, line, display in found] == [
+        ("\\sum_i x_i", 38, True), ("\\alpha + \\beta", 30, False), ("\\notamacro{x}", 41, False)]
+
+
+def test_bad_formulas_are_reported_with_file_and_line(tmp_path: Path) -> None:
+    path, card = write(tmp_path, equation="\\frac{a}{b", symbols=[{"symbol": "\\foo", "meaning": "m"}])
+    card.body, card.body_line = BODY, 30
+    errors = check_latex([card], LatexChecker(tmp_path / "latex.json"))
+    messages = {(e.line, e.message.split(":")[0]) for e in errors}
+    text = path.read_text().splitlines()
+    equation_line = next(i for i, t in enumerate(text, 1) if t.startswith("equation:"))
+    assert (equation_line, "LaTeX in equation does not typeset") in messages
+    assert any("Missing close brace" in e.message for e in errors)
+    assert any(e.message.startswith("LaTeX in symbols") and "\\foo" in e.message for e in errors)
+    assert any(e.line == 41 and "\\notamacro" in e.message for e in errors)
+    assert all(e.path == path for e in errors)
+
+
+def test_only_good_formulas_are_cached(tmp_path: Path) -> None:
+    cache = tmp_path / "latex.json"
+    checker = LatexChecker(cache)
+    assert checker.problem("a^{b") is not None
+    assert checker.problem("a^{b}") is None
+    checker.save()
+    assert len(json.loads(cache.read_text())) == 1
+    cache.write_text("{not json")  # a damaged cache is ignored, never trusted
+    assert LatexChecker(cache).problem("a^{b") is not None
+
+
+def test_build_fails_on_bad_latex_in_the_cheatsheet_form(project: Project) -> None:
+    project.add_card("toy-entropy", cheatsheet={"label": "Entropy", "latex": "H = \\left( p"})
+    result = project.build()
+    assert result.returncode != 0
+    assert "docs/cards/toy-entropy.md:" in result.stderr
+    assert "LaTeX in cheatsheet.latex does not typeset" in result.stderr

@@ -1,0 +1,67 @@
+"""Adam: checked against the paper's folded step-size form, an IIR filter and the first step."""
+
+import numpy as np
+from cardcheck import check_close, check_true
+from scipy.signal import lfilter
+
+
+def adam(grads, theta0, lr=1e-3, b1=0.9, b2=0.999, eps=1e-8):
+    """Kingma & Ba, Algorithm 1, on a given sequence of gradients; returns all iterates and moments."""
+    theta, m, v = theta0.copy(), np.zeros_like(theta0), np.zeros_like(theta0)
+    thetas, ms, vs = [], [], []
+    for t, g in enumerate(grads, start=1):
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g**2
+        m_hat = m / (1 - b1**t)
+        v_hat = v / (1 - b2**t)
+        theta = theta - lr * m_hat / (np.sqrt(v_hat) + eps)
+        thetas.append(theta.copy())
+        ms.append(m)
+        vs.append(v)
+    return np.array(thetas), np.array(ms), np.array(vs)
+
+
+rng = np.random.default_rng(0)
+T, d = 300, 5
+grads = rng.normal(loc=0.3, scale=1.0, size=(T, d)) * np.array([1e-3, 1e-1, 1, 10, 1e3])
+theta0 = rng.normal(size=d)
+lr, b1, b2, eps = 1e-3, 0.9, 0.999, 1e-8
+thetas, ms, vs = adam(grads, theta0, lr, b1, b2, eps)
+
+# 1. The moments are exponential moving averages: a first-order IIR filter
+#    y_t = (1 - b) x_t + b y_{t-1}, run by scipy along the time axis.
+check_close("m_t vs scipy.signal.lfilter EMA of g", ms, lfilter([1 - b1], [1, -b1], grads, axis=0),
+            rtol=1e-10, atol=1e-15)
+check_close("v_t vs scipy.signal.lfilter EMA of g^2", vs,
+            lfilter([1 - b2], [1, -b2], grads**2, axis=0), rtol=1e-10, atol=1e-15)
+
+# 2. Sec. 2 of the paper folds the corrections into the step size:
+#    alpha_t = lr sqrt(1 - b2^t)/(1 - b1^t), theta -= alpha_t m_t / (sqrt(v_t) + eps_hat),
+#    which equals Algorithm 1 when eps_hat = eps sqrt(1 - b2^t).
+theta, m, v = theta0.copy(), np.zeros(d), np.zeros(d)
+for t, g in enumerate(grads, start=1):
+    m = b1 * m + (1 - b1) * g
+    v = b2 * v + (1 - b2) * g**2
+    alpha_t = lr * np.sqrt(1 - b2**t) / (1 - b1**t)
+    theta = theta - alpha_t * m / (np.sqrt(v) + eps * np.sqrt(1 - b2**t))
+check_close("Algorithm 1 == folded step-size form (Sec. 2)", thetas[-1], theta, rtol=1e-12)
+
+# 3. First step: m_hat_1 = g_1 and v_hat_1 = g_1^2, so every coordinate moves by ~lr,
+#    whatever the gradient's scale (a sign step).
+step1 = theta0 - thetas[0]
+check_close("first step = lr * sign(g_1)", step1, lr * np.sign(grads[0]), rtol=1e-4)
+
+# 4. Bias correction makes a constant gradient come out exactly: m_t = (1 - b1^t) g.
+g_const = np.full((20, 1), 2.5)
+_, m_c, v_c = adam(g_const, np.zeros(1), lr, b1, b2, eps)
+t = np.arange(1, 21)[:, None]
+check_close("constant g: m_t/(1-b1^t) = g and v_t/(1-b2^t) = g^2",
+            np.hstack([m_c / (1 - b1**t), v_c / (1 - b2**t)]),
+            np.hstack([np.full((20, 1), 2.5), np.full((20, 1), 6.25)]), rtol=1e-12)
+# Without the correction the early steps are far too small.
+check_true("uncorrected m_1 is (1 - b1) g", np.isclose(m_c[0, 0], 0.1 * 2.5), f"m_1 = {m_c[0, 0]}")
+
+# 5. Scale invariance: multiplying all gradients by 1000 barely changes the trajectory.
+thetas_big, _, _ = adam(1000 * grads, theta0, lr, b1, b2, eps)
+check_close("update invariant to gradient scale", thetas_big, thetas, rtol=1e-5)
+

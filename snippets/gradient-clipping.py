@@ -1,0 +1,46 @@
+"""Global norm clipping: vs numpy's norm of the flat gradient and projection onto the ball."""
+
+import numpy as np
+from cardcheck import check_close, check_true
+from scipy.optimize import minimize
+
+
+def clip_global_norm(grads, c):
+    """Scale every tensor by min(1, c / ||g||_2), the norm taken over all tensors together."""
+    total = np.sqrt(sum(float(np.sum(g * g)) for g in grads))
+    scale = min(1.0, c / total) if total > 0 else 1.0
+    return [g * scale for g in grads], total
+
+
+rng = np.random.default_rng(0)
+grads = [rng.normal(size=(16, 8)), rng.normal(size=8), rng.normal(size=(4, 4, 3)) * 5]
+flat = np.concatenate([g.ravel() for g in grads])
+c = 1.0
+
+clipped, norm = clip_global_norm(grads, c)
+check_close("global norm vs np.linalg.norm of the flattened gradient", norm, np.linalg.norm(flat),
+            rtol=1e-12)
+flat_clipped = np.concatenate([g.ravel() for g in clipped])
+check_close("clipped norm equals the threshold c", np.linalg.norm(flat_clipped), c, rtol=1e-12)
+check_close("direction preserved (cosine = 1)",
+            flat_clipped @ flat / (np.linalg.norm(flat_clipped) * np.linalg.norm(flat)), 1.0,
+            rtol=1e-12)
+
+# Clipping is the Euclidean projection onto the ball ||x|| <= c: solve that problem numerically.
+g_small = rng.normal(size=5) * 3
+proj = minimize(lambda x: np.sum((x - g_small) ** 2), np.zeros(5), method="SLSQP",
+                constraints=[{"type": "ineq", "fun": lambda x: c**2 - x @ x}]).x
+check_close("clip == projection onto the c-ball (SLSQP)", clip_global_norm([g_small], c)[0][0],
+            proj, rtol=1e-4, atol=1e-6)
+
+# Below the threshold nothing changes.
+small = [g * 1e-3 for g in grads]
+out, _ = clip_global_norm(small, c)
+check_true("norm below c: gradient untouched",
+           all(np.array_equal(a, b) for a, b in zip(out, small, strict=True)))
+
+# Per-tensor clipping is a different operation: it changes the direction.
+per_tensor = np.concatenate([(g * min(1.0, c / np.linalg.norm(g))).ravel() for g in grads])
+cos_pt = per_tensor @ flat / (np.linalg.norm(per_tensor) * np.linalg.norm(flat))
+check_true("per-tensor clipping rotates the update", cos_pt < 0.99, f"cosine {cos_pt:.3f}")
+

@@ -1,0 +1,67 @@
+"""He init: signal variance in a deep ReLU net and GPT-2 residual scaling, by simulation."""
+
+import numpy as np
+from cardcheck import check_close, check_true
+from cardplot import figure
+
+rng = np.random.default_rng(0)
+
+
+def he_std(n_in):
+    """Standard deviation of a zero-mean Gaussian weight for ReLU layers: sqrt(2 / fan_in)."""
+    return np.sqrt(2.0 / n_in)
+
+
+def relu_net_second_moments(width, depth, std_fn, nets=16, batch=32):
+    """Propagate Gaussian inputs through `depth` ReLU layers of `nets` independent networks;
+    return mean(y^2) per network and layer, shape (nets, depth)."""
+    x = rng.normal(size=(nets, batch, width))
+    out = []
+    for _ in range(depth):
+        W = rng.normal(scale=std_fn(width), size=(nets, width, width))
+        y = x @ W                     # pre-activations of this layer
+        out.append(np.mean(y**2, axis=(1, 2)))
+        x = np.maximum(y, 0.0)
+    return np.array(out).T
+
+
+width, depth = 256, 30
+he = relu_net_second_moments(width, depth, he_std)
+lecun = relu_net_second_moments(width, depth, lambda n: np.sqrt(1.0 / n))
+
+# 1. Eq. (10): (1/2) n Var[w] = 1 makes each layer's gain E[y_{l+1}^2] / E[y_l^2] equal to 1
+#    (averaged over layers and networks; a single finite-width net drifts randomly around it).
+gain_he = np.mean(he[:, 1:] / he[:, :-1])
+check_close("He: mean layer-to-layer gain of Var[y] = 1", gain_he, 1.0, rtol=0.03)
+# 2. With Var[w] = 1/n each ReLU layer halves the signal: 2^-(L-1) after L layers.
+check_close("1/n init: signal shrinks as 2^-(L-1)", np.mean(np.log2(lecun[:, -1] / lecun[:, 0])),
+            -(depth - 1), rtol=0.02)
+# 3. The factor 1/2 is E[relu(y)^2] = Var[y]/2 for symmetric y: check by Monte-Carlo.
+y = rng.normal(size=2_000_000)
+check_close("E[relu(y)^2] = Var[y]/2", np.mean(np.maximum(y, 0) ** 2), 0.5, rtol=0.01)
+
+
+# 4. Residual stream (pre-norm): each of the 2L sublayers adds a branch whose output has fixed
+#    variance, so Var grows linearly in 2L; scaling the output projection by 1/sqrt(2L) caps it.
+def residual_stream_var(n_blocks, scale, d=256, batch=256):
+    h = rng.normal(size=(batch, d))
+    for _ in range(2 * n_blocks):                          # attention + MLP per block
+        u = h / np.sqrt(np.mean(h**2, axis=1, keepdims=True))   # RMS-normalized input
+        W = rng.normal(scale=scale / np.sqrt(d), size=(d, d))    # output projection
+        h = h + u @ W
+    return np.mean(h**2)
+
+
+L = 24
+plain = residual_stream_var(L, 1.0)
+scaled = residual_stream_var(L, 1.0 / np.sqrt(2 * L))
+check_close("unscaled: Var grows to 1 + 2L", plain, 1 + 2 * L, rtol=0.1)
+check_close("1/sqrt(2L)-scaled: Var stays near 2", scaled, 2.0, rtol=0.1)
+check_true("scaling keeps the stream O(1)", scaled < 3 < plain, f"{scaled:.2f} vs {plain:.1f}")
+
+fig, ax = figure("Signal through a deep ReLU net (width 256)", "layer",
+                 "pre-activation variance vs. layer 1\n(median of 16 nets)")
+layers = np.arange(1, depth + 1)
+ax.semilogy(layers, np.median(he / he[:, :1], axis=0), label=r"He: Var $w$ = 2/$n_{in}$")
+ax.semilogy(layers, np.median(lecun / lecun[:, :1], axis=0), label=r"Var $w$ = 1/$n_{in}$")
+ax.legend()

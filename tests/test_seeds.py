@@ -52,3 +52,13 @@ def test_every_quick_numeric_reference_row_is_on_the_numbers_page() -> None:
     assert len(wanted) == 22
     assert {n.seed for n in numbers} == wanted
     assert all(n.snippet for n in numbers if n.kind == "computed")
+
+
+def test_every_row_of_the_seed_cheatsheet_is_realized_by_a_card() -> None:
+    index = read_index(ROOT / "seeds" / "entries.txt")
+    cards = load_cards(ROOT / "docs" / "cards", load_topics(ROOT / "docs" / "topics.yml"), index,
+                       ROOT / "snippets")
+    referenced = {seed for card in cards for seed in card.seeds}
+    rows = {k for k in index if k.startswith("cheatsheet/") and "/Quick numeric reference/" not in k}
+    assert len(rows) == 101
+    assert sorted(rows - referenced) == []

@@ -52,9 +52,9 @@ class Settings:
         return self.docs_dir / "topics.yml"
 
     @property
-    def latex_cache(self) -> Path:
-        """Hashes of formulas MathJax has typeset cleanly, next to the snippet cache."""
-        return self.cache_dir.parent / "latex-ok.json"
+    def math_cache(self) -> Path:
+        """SVGs of typeset formulas, by content hash, next to the snippet cache."""
+        return self.cache_dir.parent / "math"
 
     @property
     def numbers_file(self) -> Path:

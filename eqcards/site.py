@@ -12,7 +12,8 @@ from .citation import Edition, highwire_meta, redirect_page, render_cite_box
 from .config import Settings
 from .errors import CardErrors
 from .export import cards_json
-from .latex import LatexChecker, check_latex
+from .latex import check_latex
+from .mathsvg import MathRenderer, typeset_html
 from .model import Card, Topic
 from .numbers import NumberEntry, load_numbers, render_numbers_page, render_numbers_section
 from .pages import render_errata, render_home, render_topic_page
@@ -29,6 +30,7 @@ class CardSite:
     report: RunReport | None = None
     edition: Edition | None = None
     numbers: list[NumberEntry] = field(default_factory=list)
+    math: MathRenderer | None = None
     _by_id: dict[str, Card] = field(default_factory=dict)
 
     @classmethod
@@ -37,11 +39,17 @@ class CardSite:
         topics = load_topics(settings.topics_file)
         seeds = read_index(settings.seed_index)
         cards = load_cards(settings.cards_dir, topics, seeds, settings.snippets_dir)
-        if errors := check_latex(cards, LatexChecker(settings.latex_cache)):
+        math = MathRenderer(settings.math_cache)
+        if errors := check_latex(cards, math):
             raise CardErrors(errors)
         numbers = (load_numbers(settings.numbers_file, seeds, {c.id for c in cards}, settings.snippets_dir)
                    if settings.numbers_file.is_file() else [])
-        return cls(settings, topics, cards, numbers=numbers, _by_id={c.id: c for c in cards})
+        return cls(settings, topics, cards, numbers=numbers, math=math, _by_id={c.id: c for c in cards})
+
+    def typeset(self, page_html: str) -> str:
+        """Every formula of a rendered page as build-time SVG (raises LatexError)."""
+        assert self.math is not None
+        return typeset_html(page_html, self.math)
 
     def card(self, card_id: str) -> Card:
         return self._by_id[card_id]

@@ -65,8 +65,7 @@ class Visit:
         page.on("response", lambda res: res.status >= 400 and self.failed.append(f"{res.status} {res.url}"))
 
     def open(self, url: str) -> Page:
-        self.page.goto(url)
-        self.page.evaluate("() => MathJax.startup.promise")
+        self.page.goto(url, wait_until="load")
         return self.page
 
 

@@ -12,9 +12,9 @@ pytestmark = pytest.mark.browser
 def assert_all_math_typeset(page: Page) -> int:
     spans = page.locator(".arithmatex")
     total = spans.count()
-    typeset = page.locator(".arithmatex mjx-container").count()
+    typeset = page.locator(".arithmatex .eqc-math svg").count()
     assert total > 0 and typeset == total, f"{typeset} of {total} formulas typeset"
-    assert page.locator("mjx-merror, [data-mjx-error]").count() == 0, "MathJax reported an error"
+    assert page.locator("[data-mjx-error]").count() == 0, "MathJax reported an error"
     text = page.locator("article").inner_text()
     assert "\\(" not in text and "\\[" not in text and "$$" not in text, "raw TeX left on the page"
     return total
@@ -30,14 +30,17 @@ def test_home_page_lists_topics_offline(visit: Visit, base_url: str) -> None:
 def test_card_page_shows_typeset_math_output_and_figure(visit: Visit, base_url: str) -> None:
     page = visit.open(base_url + "cards/kl-divergence/")
     assert assert_all_math_typeset(page) >= 5
-    assert page.locator("#equation mjx-container").count() == 1
+    assert page.locator("#equation .eqc-math svg").count() == 1
     assert "Verified:" in page.locator(".admonition.success").inner_text()
     assert "PASS" in page.locator("article pre").first.inner_text()
     figure = page.locator("img.eqc-figure").first
     figure.scroll_into_view_if_needed()
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=figure.element_handle())
-    # MathJax's assistive MathML gives screen readers the formula.
-    assert page.locator("#equation mjx-assistive-mml").count() == 1
+    # Screen readers get the formula from its label; the SVG itself is hidden from them.
+    label = page.locator("#equation .eqc-math").get_attribute("aria-label")
+    assert label and "D_{\\mathrm{KL}}" in label
+    assert page.locator("#equation .eqc-math").get_attribute("role") == "img"
+    assert page.locator("#equation svg").get_attribute("aria-hidden") == "true"
     assert visit.outside == [] and visit.failed == []
 
 
@@ -84,3 +87,18 @@ def test_theme_toggle_switches_to_dark_and_back(visit: Visit, base_url: str) -> 
     figure = page.locator("img.eqc-figure").first
     inverted = figure.evaluate("img => getComputedStyle(img).filter")
     assert ("invert" in inverted) == (after == "slate")
+
+
+def test_copying_a_formula_copies_its_tex(visit: Visit, base_url: str) -> None:
+    page = visit.open(base_url + "cards/kl-divergence/")
+    copied = page.evaluate("""() => {
+        const math = document.querySelector('#equation .eqc-math');
+        const range = document.createRange();
+        range.selectNode(math.parentElement);
+        getSelection().removeAllRanges();
+        getSelection().addRange(range);
+        const event = new ClipboardEvent('copy', {clipboardData: new DataTransfer(), cancelable: true});
+        document.dispatchEvent(event);
+        return event.clipboardData.getData('text/plain');
+    }""")
+    assert copied.startswith("$$D_{\\mathrm{KL}}") and copied.endswith("$$")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+import pytest
 from conftest import Project, card_markdown
 
 from eqcards.cards import parse_card
-from eqcards.latex import LatexChecker, check_latex, prose_formulas
+from eqcards.latex import check_latex, prose_formulas
+from eqcards.mathsvg import LatexError, MathRenderer, typeset_html
 
 BODY = """Intro with $\\alpha + \\beta$ inline.
 
@@ -42,7 +43,7 @@ def test_prose_formulas_skip_code_and_keep_lines(tmp_path: Path) -> None:
 def test_bad_formulas_are_reported_with_file_and_line(tmp_path: Path) -> None:
     path, card = write(tmp_path, equation="\\frac{a}{b", symbols=[{"symbol": "\\foo", "meaning": "m"}])
     card.body, card.body_line = BODY, 30
-    errors = check_latex([card], LatexChecker(tmp_path / "latex.json"))
+    errors = check_latex([card], MathRenderer(tmp_path / "math"))
     messages = {(e.line, e.message.split(":")[0]) for e in errors}
     text = path.read_text().splitlines()
     equation_line = next(i for i, t in enumerate(text, 1) if t.startswith("equation:"))
@@ -53,15 +54,27 @@ def test_bad_formulas_are_reported_with_file_and_line(tmp_path: Path) -> None:
     assert all(e.path == path for e in errors)
 
 
-def test_only_good_formulas_are_cached(tmp_path: Path) -> None:
-    cache = tmp_path / "latex.json"
-    checker = LatexChecker(cache)
-    assert checker.problem("a^{b") is not None
-    assert checker.problem("a^{b}") is None
-    checker.save()
-    assert len(json.loads(cache.read_text())) == 1
-    cache.write_text("{not json")  # a damaged cache is ignored, never trusted
-    assert LatexChecker(cache).problem("a^{b") is not None
+def test_only_good_formulas_are_cached_and_damage_is_not_trusted(tmp_path: Path) -> None:
+    renderer = MathRenderer(tmp_path / "math")
+    with pytest.raises(LatexError, match="Extra open brace"):
+        renderer.svg("a^{b")
+    svg = renderer.svg("a^{b}")
+    assert svg.startswith("<svg") and renderer.rendered == 1
+    entries = list((tmp_path / "math").rglob("*.json"))
+    assert len(entries) == 1
+    entries[0].write_text(entries[0].read_text().replace("<svg", "<svX"))
+    again = MathRenderer(tmp_path / "math")
+    assert again.svg("a^{b}") == svg and again.rendered == 1  # re-rendered, not served
+
+
+def test_typeset_html_replaces_arithmatex_with_labelled_svg(tmp_path: Path) -> None:
+    page = ('<p>Inline <span class="arithmatex">\\(x &lt; y\\)</span>.</p>'
+            '<div class="arithmatex">\\[\\frac{a}{b}\\]</div>')
+    out = typeset_html(page, MathRenderer(None))
+    assert out.count("<svg") == 2 and "arithmatex" in out
+    assert 'aria-label="x &lt; y"' in out and '<span class="eqc-tex">\\[\\frac{a}{b}\\]</span>' in out
+    with pytest.raises(LatexError, match="undefined control sequence"):
+        typeset_html('<span class="arithmatex">\\(\\nosuchmacro\\)</span>', MathRenderer(None))
 
 
 def test_build_fails_on_bad_latex_in_the_cheatsheet_form(project: Project) -> None:

@@ -13,7 +13,7 @@ from mkdocs.structure.pages import Page
 from eqcards.citation import Edition
 from eqcards.config import Settings, edition_date
 from eqcards.errors import CardError, CardErrors
-from eqcards.mathjax_assets import mathjax_files
+from eqcards.mathsvg import LatexError
 from eqcards.site import CardSite
 
 log = logging.getLogger("mkdocs.plugins.eqcards")
@@ -47,8 +47,6 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     files.append(File.generated(config, "cards.json", content=_site.cards_json(config.site_url or "")))
     files.append(File.generated(config, "CITATION.cff",
                                 abs_src_path=str(_site.settings.root / "CITATION.cff")))
-    for uri, path in mathjax_files():
-        files.append(File.generated(config, uri, abs_src_path=str(path)))
     return files
 
 
@@ -62,3 +60,11 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     page.meta["description"] = _site.card(card_id).summary
     page.meta["citation"] = _site.citation_meta(card_id)
     return _site.card_page(card_id)
+
+
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    assert _site is not None
+    try:
+        return _site.typeset(html)
+    except LatexError as exc:
+        raise PluginError(f"{page.file.src_uri}: formula does not typeset: {exc}") from None

@@ -54,7 +54,8 @@ def render_verification(card: Card, result: SnippetResult | None, snippet_source
 
 def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
                 result: SnippetResult | None, snippet_source: str,
-                backlinks: list[str], cite_box: str = "") -> str:
+                backlinks: list[str], cite_box: str = "",
+                neighbours: tuple[Card | None, Card | None] = (None, None)) -> str:
     """The whole page, identical in structure for every card."""
     out = [f"# {markup.text(card.title)}", "",
            f'<p class="eqc-summary">{markup.text_with_math(card.summary)}</p>', "",
@@ -83,4 +84,18 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     if card.errata:
         out += ["", '!!! info "Where this card differs from the seed"', ""]
         out += [f"    - `{markup.text(e.seed)}`: {markup.text_with_math(e.note)}" for e in card.errata]
+    out += ["", render_topic_trail(topic, *neighbours)]
     return "\n".join(out) + "\n"
+
+
+def render_topic_trail(topic: Topic, previous: Card | None, following: Card | None) -> str:
+    """Previous and next card within the topic, and the topic itself."""
+    parts = []
+    if previous:
+        parts.append(f'<a class="eqc-prev" rel="prev" href="../{previous.id}/">&larr; '
+                     f"{markup.text(previous.title)}</a>")
+    parts.append(f'<a class="eqc-up" href="../../topics/{topic.id}/">{markup.text(topic.title)}</a>')
+    if following:
+        parts.append(f'<a class="eqc-next" rel="next" href="../{following.id}/">'
+                     f"{markup.text(following.title)} &rarr;</a>")
+    return '<nav class="eqc-topic-trail" aria-label="Cards in this topic">' + " ".join(parts) + "</nav>"

@@ -12,7 +12,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -105,16 +105,27 @@ def run_snippets(jobs: Iterable[SnippetJob], snippets_dir: Path, cache: ResultCa
                 on_done(result)
         else:
             pending.append((job, key))
+    # Cards that share a snippet (same content hash) share one run.
+    unique: dict[str, SnippetJob] = {}
+    for job, key in pending:
+        unique.setdefault(key or f"missing:{job.card_id}", job)
     workers = workers or os.cpu_count() or 1
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(pending) or 1))) as pool:
-        for (job, key), result in zip(pending, pool.map(lambda jk: run_snippet(jk[0], snippets_dir),
-                                                        pending), strict=True):
-            report.results[job.card_id] = result
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(unique) or 1))) as pool:
+        outcomes = dict(zip(unique, pool.map(lambda j: run_snippet(j, snippets_dir), unique.values()),
+                            strict=True))
+    for key, outcome in outcomes.items():
+        if outcome.ok and cache is not None and not key.startswith("missing:"):
+            cache.put(key, outcome.payload())
+    for job, key in pending:
+        outcome = outcomes[key or f"missing:{job.card_id}"]
+        result = outcome if outcome.job == job else replace(outcome, job=job)
+        report.results[job.card_id] = result
+        if outcome.job == job:
             report.ran += 1
-            if result.ok and cache is not None and key:
-                cache.put(key, result.payload())
-            if on_done:
-                on_done(result)
+        else:
+            report.cached += 1
+        if on_done:
+            on_done(result)
     return report
 
 

@@ -69,18 +69,22 @@ class CardSite:
         return self.report
 
     def nav(self) -> list:
-        """MkDocs-style nav: home, cheatsheet, one section per topic, errata."""
+        """MkDocs-style nav: home, cheatsheet, numbers, the topic pages, errata.
+
+        Cards are reached from their topic page and link to their neighbours themselves: the
+        theme renders the whole nav into every page, so listing every card there would make
+        the build quadratic in the number of cards (and the sidebar unreadable)."""
         nav: list = [{"Home": "index.md"}, {"Cheatsheet": "cheatsheet.md"}]
-        for topic in self.topics:
-            members = sorted((c for c in self.cards if c.topic == topic.id),
-                             key=lambda c: c.title.casefold())
-            if members:
-                nav.append({topic.title: [f"topics/{topic.id}.md",
-                                          *[{c.title: f"cards/{c.id}.md"} for c in members]]})
         if self.numbers:
-            nav.insert(2, {"Numbers": "numbers.md"})
-        nav.append({"Errata": "errata.md"})
+            nav.append({"Numbers": "numbers.md"})
+        topics = [{t.title: f"topics/{t.id}.md"} for t in self.topics
+                  if any(c.topic == t.id for c in self.cards)]
+        nav += [{"Topics": topics}, {"Errata": "errata.md"}]
         return nav
+
+    def topic_members(self, topic_id: str) -> list[Card]:
+        """A topic's cards in reading order (by title), as on its index page."""
+        return sorted((c for c in self.cards if c.topic == topic_id), key=lambda c: c.title.casefold())
 
     def generated_pages(self) -> dict[str, str]:
         """Markdown pages that exist only in the build, by their path under docs/."""
@@ -112,7 +116,12 @@ class CardSite:
         source = (self.settings.snippets_dir / card.snippet).read_text(encoding="utf-8")
         backlinks = sorted(c.id for c in self.cards if card.id in c.related and c.id not in card.related)
         cite = render_cite_box(card, self.edition) if self.edition else ""
-        return render_card(card, self.topic(card.topic), self._by_id, result, source, backlinks, cite)
+        members = self.topic_members(card.topic)
+        at = members.index(card)
+        neighbours = (members[at - 1] if at > 0 else None,
+                      members[at + 1] if at + 1 < len(members) else None)
+        return render_card(card, self.topic(card.topic), self._by_id, result, source, backlinks, cite,
+                           neighbours)
 
     def citation_meta(self, card_id: str) -> dict[str, str]:
         return highwire_meta(self.card(card_id), self.edition) if self.edition else {}

@@ -98,3 +98,18 @@ def test_invalid_card_fails_the_build_naming_file_and_line(project: Project) -> 
     assert result.returncode != 0
     line = next(i for i, text in enumerate(path.read_text().splitlines(), start=1) if "missing-card" in text)
     assert f"docs/cards/toy-entropy.md:{line}: related card 'missing-card' does not exist" in result.stderr
+
+
+def test_cards_link_their_topic_neighbours(built_site: Path) -> None:
+    by_topic: dict[str, list] = {}
+    for card in CARDS:
+        by_topic.setdefault(card.topic, []).append(card)
+    for members in by_topic.values():
+        members.sort(key=lambda c: c.title.casefold())
+        for i, card in enumerate(members):
+            html = (built_site / "cards" / card.id / "index.html").read_text()
+            trail = html.split('class="eqc-topic-trail"')[1].split("</nav>")[0]
+            links = re.findall(r'href="\.\./([^/"]+)/"', trail)
+            expected = [m.id for m in members[max(i - 1, 0):i] + members[i + 1:i + 2]]
+            assert links == expected, card.id
+            assert f'href="../../topics/{card.topic}/"' in trail

@@ -128,3 +128,11 @@ def test_corrupted_cache_entry_is_rerun_not_served(snippets: Path, tmp_path: Pat
     assert cache.get(key) is None
     report = run_snippets([good], snippets, cache)
     assert report.ran == 1 and "PASS" in report.results["good"].stdout
+
+
+def test_cards_sharing_a_snippet_share_one_run(snippets: Path, tmp_path: Path) -> None:
+    first = job(snippets, "good", GOOD_SNIPPET)
+    twin = SnippetJob("twin", snippets.parent / "cards" / "twin.md", first.snippet_path, first.timeout)
+    report = run_snippets([first, twin], snippets, ResultCache(tmp_path / "cache"))
+    assert (report.ran, report.cached) == (1, 1)
+    assert report.results["twin"].ok and report.results["twin"].job.card_id == "twin"

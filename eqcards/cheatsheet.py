@@ -40,7 +40,9 @@ PRINT_PAGE_STYLE = "<style>@page { size: A4 landscape; margin: 8mm; }</style>"
 
 
 def _page(title: str, lead: str, body: list[str]) -> str:
-    return "\n".join(["---", f"title: {title!r}", "---", "", PRINT_PAGE_STYLE, "",
+    # Every formula here is on its card too; search should lead to the card.
+    return "\n".join(["---", f"title: {title!r}", "search:", "  exclude: true", "---", "",
+                      PRINT_PAGE_STYLE, "",
                       f"# {markup.text(title)}", "",
                       f'<p class="eqc-lead">{lead} <a class="eqc-print" href="javascript:window.print()">'
                       "Print</a></p>", "", '<div class="eqc-cheatsheet" markdown>', "", *body,

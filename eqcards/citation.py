@@ -63,7 +63,7 @@ def render_cite_box(card: Card, edition: Edition) -> str:
         return [f"    **{title}**", "", f"    ```{lang}", *[f"    {line}" for line in content.splitlines()],
                 "    ```", ""]
 
-    lines = ['??? quote "Cite this card"', ""]
+    lines = ['??? quote "BibTeX, plain text, link and LaTeX"', ""]
     lines += block("BibTeX", "bibtex", bibtex(card, edition))
     lines += block("Plain text", "text", plain_citation(card, edition))
     lines += block("Link to this card", "text", edition.card_url(card.id))

@@ -13,6 +13,14 @@ from .cache import ResultCache
 ERROR_ATTRIBUTE = re.compile(r'data-mjx-error="([^"]*)"')
 MACRO = re.compile(r"\\([A-Za-z]+)")
 GLYPH_ID = re.compile(r"MJX-\d+-")
+# MathJax annotates every node with its TeX and MathML role; pages never read those, and they
+# double the size of each formula. (An error is detected before they are dropped.)
+ANNOTATION = re.compile(r' data-(?:latex|mml-node|c|latex-item|semantic-[a-z-]+)="[^"]*"')
+# Bump when the post-processing below changes, so cached SVGs are made again.
+SVG_FORMAT = "2"
+DEFS = re.compile(r"<defs>(.*?)</defs>", re.S)
+GLYPH_PATH = re.compile(r'<path id="MJX-[0-9a-f]+-([^"]+)" d="([^"]*)"\s*/?>(?:</path>)?')
+GLYPH_REF = re.compile(r'(xlink:href|href)="#MJX-[0-9a-f]+-([^"]+)"')
 # What arithmatex (generic mode) leaves in the HTML: \( \) inline in a span, \[ \] in a div.
 ARITHMATEX = re.compile(
     r'<(span|div) class="arithmatex">(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])</\1>', re.S)
@@ -32,7 +40,7 @@ class MathRenderer:
         self.rendered = 0  # formulas typeset by this instance (cache misses)
 
     def _key(self, latex: str, display: bool) -> str:
-        return hashlib.sha256(f"{self.version}\0{display}\0{latex}".encode()).hexdigest()
+        return hashlib.sha256(f"{self.version}\0{SVG_FORMAT}\0{display}\0{latex}".encode()).hexdigest()
 
     def _raw(self, latex: str, display: bool) -> str:
         if self._engine is None:
@@ -57,7 +65,7 @@ class MathRenderer:
                        if 'fill="red"' in self._raw(f"\\{m}{{x}}{{y}}", False)]
             raise LatexError("undefined control sequence " + ", ".join("\\" + m for m in unknown))
         # Glyph ids are numbered per render; make them unique per formula so a page stays valid.
-        svg = GLYPH_ID.sub(f"MJX-{key[:10]}-", svg)
+        svg = ANNOTATION.sub("", GLYPH_ID.sub(f"MJX-{key[:10]}-", svg))
         svg = svg.replace('role="img" focusable="false"', 'aria-hidden="true" focusable="false"', 1)
         self.rendered += 1
         if self.cache is not None:
@@ -74,6 +82,29 @@ class MathRenderer:
                 f'<span class="eqc-tex">{delimited}</span>')
 
 
+def share_glyphs(page_html: str) -> str:
+    """Move every formula's glyph outlines into one block of shared definitions per page.
+
+    MathJax gives each formula its own copy of every glyph it draws; a page with a hundred
+    formulas would carry the same outlines a hundred times. The outlines depend only on the
+    glyph, so one copy per page, referenced by all formulas, draws the same picture."""
+    glyphs: dict[str, str] = {}
+
+    def collect(match: re.Match[str]) -> str:
+        for name, outline in GLYPH_PATH.findall(match.group(1)):
+            glyphs.setdefault(name, outline)
+        return ""
+
+    page_html = DEFS.sub(collect, page_html)
+    if not glyphs:
+        return page_html
+    page_html = GLYPH_REF.sub(lambda m: f'{m.group(1)}="#eqg-{m.group(2)}"', page_html)
+    paths = "".join(f'<path id="eqg-{name}" d="{outline}"/>' for name, outline in sorted(glyphs.items()))
+    shared = ('<svg class="eqc-glyphs" aria-hidden="true" focusable="false" width="0" height="0" '
+              f'style="position:absolute;width:0;height:0;overflow:hidden"><defs>{paths}</defs></svg>')
+    return shared + page_html
+
+
 def typeset_html(page_html: str, renderer: MathRenderer) -> str:
     """Replace every arithmatex formula in a rendered page by its SVG. Raises LatexError."""
     def replace(match: re.Match[str]) -> str:
@@ -86,4 +117,4 @@ def typeset_html(page_html: str, renderer: MathRenderer) -> str:
             raise LatexError(f"{exc} in `{short}`") from None
         return f'<{match.group(1)} class="arithmatex">{inner}</{match.group(1)}>'
 
-    return ARITHMATEX.sub(replace, page_html)
+    return share_glyphs(ARITHMATEX.sub(replace, page_html))

@@ -11,7 +11,7 @@ HOME_PLACEHOLDER = "<!-- eqcards:topics -->"
 
 def render_topic_page(topic: Topic, cards: list[Card]) -> str:
     members = sorted((c for c in cards if c.topic == topic.id), key=lambda c: c.title.casefold())
-    out = ["---", f"title: {markup.text(topic.title)!r}", "---", "",
+    out = ["---", f"title: {markup.text(topic.title)!r}", "search:", "  exclude: true", "---", "",
            f"# {markup.text(topic.title)}", "", markup.text(topic.description), "",
            f"{len(members)} card{'s' if len(members) != 1 else ''}.", ""]
     for card in members:

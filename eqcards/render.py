@@ -29,7 +29,8 @@ def render_source(source: Source) -> str:
 
 
 def render_verification(card: Card, result: SnippetResult | None, snippet_source: str) -> str:
-    lines = ["## Verification", ""]
+    # Snippet output and source would swamp the search index; the section stays out of it.
+    lines = ["## Verification { data-search-exclude }", ""]
     if result is None:
         lines += ['!!! warning "Not run"', "    Snippet execution was switched off for this build.", ""]
     elif result.ok:
@@ -72,13 +73,13 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     out += ["## Sources", ""]
     out += [f"{i}. {render_source(s)}" for i, s in enumerate(card.sources, start=1)]
     if cite_box:
-        out += ["", cite_box]
+        out += ["", "## Cite this card { data-search-exclude }", "", cite_box]
     related = list(dict.fromkeys([*card.related, *backlinks]))
     if related:
-        out += ["", "## Related cards", ""]
+        out += ["", "## Related cards { data-search-exclude }", ""]
         out += [f"- [{markup.text(cards_by_id[r].title)}]({r}.md): "
                 f"{markup.text_with_math(cards_by_id[r].summary)}" for r in related]
-    out += ["", "## Seed entries", "",
+    out += ["", "## Seed entries { data-search-exclude }", "",
             "This card realizes these entries of the source documents the site was built from:", ""]
     out += [f"- `{markup.text(s)}`" for s in card.seeds]
     if card.errata:

@@ -57,15 +57,19 @@ class CardSite:
     def topic(self, topic_id: str) -> Topic:
         return next(t for t in self.topics if t.id == topic_id)
 
-    def run(self) -> RunReport:
-        """Run (or fetch from the cache) every card's snippet."""
+    def jobs(self) -> list[SnippetJob]:
+        """Every snippet the site runs: one per card, one per numbers snippet."""
         jobs = [SnippetJob(c.id, c.path, self.settings.snippets_dir / c.snippet, c.timeout)
                 for c in self.cards]
         jobs += list({n.job_id: SnippetJob(n.job_id, self.settings.numbers_file,
                                            self.settings.snippets_dir / n.snippet)
                       for n in self.numbers if n.snippet}.values())
+        return jobs
+
+    def run(self) -> RunReport:
+        """Run (or fetch from the cache) every snippet."""
         cache = ResultCache(self.settings.cache_dir)
-        self.report = run_snippets(jobs, self.settings.snippets_dir, cache, self.settings.workers)
+        self.report = run_snippets(self.jobs(), self.settings.snippets_dir, cache, self.settings.workers)
         return self.report
 
     def nav(self) -> list:

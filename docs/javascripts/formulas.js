@@ -21,16 +21,22 @@
   });
 
   function fit() {
-    document.querySelectorAll(".eqc-sheet-formula .eqc-math").forEach(function (math) {
-      math.style.zoom = "";
-      var room = math.closest(".eqc-sheet-formula").getBoundingClientRect().width;
-      var width = math.getBoundingClientRect().width;
+    // Reset, measure, then write: two layouts for the whole page instead of one per formula.
+    var formulas = Array.prototype.slice.call(document.querySelectorAll(".eqc-sheet-formula .eqc-math"));
+    formulas.forEach(function (math) { math.style.zoom = ""; });
+    var sizes = formulas.map(function (math) {
+      return [math.closest(".eqc-sheet-formula").getBoundingClientRect().width,
+              math.getBoundingClientRect().width];
+    });
+    formulas.forEach(function (math, i) {
+      var room = sizes[i][0], width = sizes[i][1];
       if (room > 0 && width > room) {
         math.style.zoom = String(Math.max(0.4, Math.floor((room / width) * 100) / 100));
       }
     });
   }
   window.eqcFitFormulas = fit;
+  if (!document.querySelector(".eqc-cheatsheet")) return;
   window.addEventListener("beforeprint", fit);
   window.addEventListener("afterprint", fit);
   window.addEventListener("resize", fit);

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: venv build serve test lint cheatsheet clean
+.PHONY: venv build serve test lint cheatsheet clean bench
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
@@ -27,6 +27,15 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/pytest -q
+
+BENCH_STAMP := $(VENV)/.bench-stamp
+$(BENCH_STAMP): $(STAMP) requirements-bench.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-bench.txt
+	touch $(BENCH_STAMP)
+
+# Builds the site several ways and prints ratios (bench/latest.json, README table).
+bench: $(BENCH_STAMP)
+	cd scripts && ../$(BIN)/python bench.py
 
 cheatsheet: $(STAMP)
 	$(BIN)/python scripts/build_cheatsheet.py

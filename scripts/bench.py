@@ -1,0 +1,143 @@
+"""`make bench`: build the site several ways in one run and report ratios against the targets.
+
+Absolute seconds on a shared 2-core machine are noise; every target is a ratio of two numbers
+measured side by side here. Results go to stdout, bench/latest.json and the README table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_browser import browser_metrics
+from bench_builds import anchor, build, copy_project, median_build, snippets_alone, synthesize_cards
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ["entropy", "kl-divergence", "softmax", "bm25", "adam", "ddpm-forward-step"]
+SYNTHETIC_CARDS = 2000
+
+
+def progress(step: int, total: int, what: str) -> None:
+    print(f"[{step}/{total}] {what} ...", file=sys.stderr, flush=True)
+
+
+def run(quick: bool) -> dict:
+    cores = os.cpu_count() or 1
+    steps = 7 if quick else 9
+    results: dict = {"machine": {"cores": cores, "python": platform.python_version()}}
+    with tempfile.TemporaryDirectory(prefix="eqcards-bench-") as scratch:
+        work = copy_project(Path(scratch) / "project")
+        site = Path(scratch) / "site"
+        cache = {"EQCARDS_CACHE_DIR": str(work / ".cache" / "snippets")}
+
+        progress(1, steps, "cold build (empty cache)")
+        results["cold"], (ran, _, _) = build(work, site, **cache)
+        results["cards_ran_cold"] = ran
+        progress(2, steps, "warm builds")
+        results["warm"] = median_build(work, site, 3, **cache)
+        progress(3, steps, "baseline builds (snippet execution off)")
+        results["baseline"] = median_build(work, site, 3, EQCARDS_EXECUTE="0", **cache)
+        progress(4, steps, "one edited snippet")
+        edited = work / "snippets" / "entropy.py"
+        edited.write_text(edited.read_text() + "\n# benchmark edit\n")
+        results["one_edit"], (one_ran, _, _) = build(work, site, **cache)
+        results["one_edit_ran"] = one_ran
+        progress(5, steps, "every snippet alone, one at a time")
+        alone, jobs = snippets_alone(work)
+        results["snippets_alone_sum"] = alone
+        results["limit"] = results["baseline"] + alone / cores
+        progress(6, steps, "browser: math, transfer size, search")
+        build(work, site, **cache)
+        results.update(browser_metrics(site, card="kl-divergence"))
+        if not quick:
+            progress(7, steps, f"notebook anchor on {len(SAMPLE)} cards (mkdocs-jupyter, execute: true)")
+            results.update(anchor(work, Path(scratch) / "anchor", SAMPLE))
+            progress(8, steps, f"scale: warm and baseline builds at {SYNTHETIC_CARDS} cards")
+            results["cards"] = len(list((work / "docs" / "cards").glob("*.md")))
+            big = copy_project(Path(scratch) / "big")
+            shutil.copytree(work / ".cache", big / ".cache")
+            results["cards_synthetic"] = synthesize_cards(big, SYNTHETIC_CARDS)
+            big_cache = {"EQCARDS_CACHE_DIR": str(big / ".cache" / "snippets")}
+            build(big, Path(scratch) / "big-site", **big_cache)  # page-level caches (math) warm up
+            results["warm_synthetic"] = build(big, Path(scratch) / "big-site", **big_cache)[0]
+            results["baseline_synthetic"] = build(big, Path(scratch) / "big-site", EQCARDS_EXECUTE="0",
+                                                  **big_cache)[0]
+        results["snippets"] = jobs
+        progress(steps, steps, "done")
+    return results
+
+
+def targets(r: dict) -> list[tuple[str, str, str, bool]]:
+    """(what, measured, target, holds) rows."""
+    rows = [
+        ("warm / baseline", f"{r['warm'] / r['baseline']:.2f}", "<= 1.15", r["warm"] <= 1.15 * r["baseline"]),
+        ("cold / limit", f"{r['cold'] / r['limit']:.2f}", "<= 1.30", r["cold"] <= 1.3 * r["limit"]),
+        ("one_edit re-runs", f"{r['one_edit_ran']} snippet(s)", "exactly 1", r["one_edit_ran"] == 1),
+    ]
+    for page in ("cheatsheet", "card"):
+        ratio = r[f"math_ms_{page}"] / r[f"math_ms_{page}_control"]
+        rows.append((f"math ready, {page} / control", f"{ratio:.3f}", "<= 0.10", ratio <= 0.1))
+    rows += [
+        ("card first visit (gzip)", f"{r['gzip_kb_card']:.0f} KB", "<= 250 KB", r["gzip_kb_card"] <= 250),
+        ("cheatsheet first visit (gzip)", f"{r['gzip_kb_cheatsheet']:.0f} KB", "<= 1024 KB",
+         r["gzip_kb_cheatsheet"] <= 1024),
+        ("search answer", f"{r['search_ms']:.0f} ms", "<= 50 ms", r["search_ms"] <= 50),
+    ]
+    if "anchor" in r:
+        exec_anchor = r["anchor"] - r["anchor_no_execute"]
+        speedup = exec_anchor / r["ours_sample_cold"]
+        rows.append(("anchor exec / ours (sample, cold)", f"{speedup:.1f}x", ">= 10x", speedup >= 10))
+    if "warm_synthetic" in r:
+        per_card = (r["warm_synthetic"] / r["cards_synthetic"]) / (r["warm"] / r["cards"])
+        rows.append((f"warm s/card at {r['cards_synthetic']} vs {r['cards']} cards", f"{per_card:.2f}",
+                     "~1 (linear)", per_card <= 1.5))
+    return rows
+
+
+def table(r: dict) -> str:
+    lines = ["| measure | seconds |", "|---|---|"]
+    for key in ("baseline", "warm", "cold", "one_edit", "limit", "anchor", "anchor_no_execute",
+                "ours_sample_cold", "baseline_synthetic", "warm_synthetic"):
+        if key in r:
+            lines.append(f"| {key} | {r[key]:.1f} |")
+    lines += ["", "| ratio | measured | target | holds |", "|---|---|---|---|"]
+    lines += [f"| {a} | {b} | {c} | {'yes' if ok else '**no**'} |" for a, b, c, ok in targets(r)]
+    return "\n".join(lines)
+
+
+def update_readme(text: str) -> None:
+    readme = ROOT / "README.md"
+    content = readme.read_text(encoding="utf-8")
+    start, end = "<!-- bench:start -->", "<!-- bench:end -->"
+    if start in content and end in content:
+        head, rest = content.split(start, 1)
+        readme.write_text(head + start + "\n" + text + "\n" + end + rest.split(end, 1)[1], encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true",
+                        help="skip the notebook anchor and the 2,000-card scale run")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    results = run(args.quick)
+    results["bench_seconds"] = time.perf_counter() - started
+    text = table(results)
+    print(text)
+    out = ROOT / "bench"
+    out.mkdir(exist_ok=True)
+    (out / "latest.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if not args.quick:
+        update_readme(f"Measured on {results['machine']['cores']} cores, "
+                      f"{results['snippets']} snippets:\n\n" + text)
+
+
+if __name__ == "__main__":
+    main()

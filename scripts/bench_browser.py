@@ -1,0 +1,158 @@
+"""Benchmark pieces measured in headless Chromium: math ready, first-visit transfer, search latency."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import html
+import http.server
+import shutil
+import statistics
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from playwright.sync_api import Browser, sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync"]
+# The control page: the same formulas, typeset by MathJax 3 (CHTML) in its default configuration;
+# the only addition records when typesetting has finished.
+CONTROL_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>control</title>
+<script>window.MathJax = {{startup: {{pageReady: () => MathJax.startup.defaultPageReady()
+  .then(() => {{ window.__typeset = performance.now(); }})}}}};</script>
+<script src="mathjax/tex-chtml.js"></script></head><body>{body}</body></html>"""
+# The same formulas as our build emits them (SVG and shared glyphs), on an equally bare page;
+# the script at the end runs once the parser has put every formula in the document.
+OURS_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>ours</title></head><body>{body}
+<script>window.__typeset = performance.now();</script></body></html>"""
+SEARCH_QUERIES = ["entropy", "attention", "Adam", "perplexity", "BM25", "diffusion", "LoRA", "softmax"]
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    handler = functools.partial(Quiet, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+
+
+def write_bare_pages(site: Path, page: str, browser: Browser, base: str) -> tuple[str, str]:
+    """Two bare pages holding the formulas of `page`: ours (build-time SVG) and the control
+    (TeX for MathJax 3 to typeset in the browser, from a local copy of MathJax)."""
+    import mathjax  # django-static-mathjax: MathJax 3.2.2's es5 tree
+
+    target = site / "_control"
+    if not target.exists():
+        shutil.copytree(Path(mathjax.__file__).parent / "static" / "mathjax" / "es5", target / "mathjax")
+    tab = browser.new_page()
+    tab.goto(base + page)
+    formulas = tab.evaluate("""() => [...document.querySelectorAll('.eqc-math')].map(m =>
+        [m.dataset.tex, m.closest('div.arithmatex') !== null])""")
+    ours = tab.evaluate("""() => [document.querySelector('.eqc-glyphs').outerHTML,
+        ...[...document.querySelectorAll('.arithmatex')].map(a => a.outerHTML)].join('\\n')""")
+    tab.close()
+    parts = [f"<div>\\[{html.escape(t)}\\]</div>" if display else f"<p>\\({html.escape(t)}\\)</p>"
+             for t, display in formulas]
+    name = page.strip("/").replace("/", "-")
+    (target / f"{name}-control.html").write_text(CONTROL_PAGE.format(body="\n".join(parts)), encoding="utf-8")
+    (target / f"{name}-ours.html").write_text(OURS_PAGE.format(body=ours), encoding="utf-8")
+    return f"_control/{name}-ours.html", f"_control/{name}-control.html"
+
+
+def time_to_math(browser: Browser, url: str, repeats: int = 5) -> float:
+    """Milliseconds from navigation start until every formula on the page is typeset."""
+    samples = []
+    for _ in range(repeats):
+        context = browser.new_context()
+        tab = context.new_page()
+        tab.goto(url, wait_until="load")
+        tab.wait_for_function("() => window.__typeset !== undefined", timeout=120_000)
+        samples.append(tab.evaluate("() => window.__typeset"))
+        context.close()
+    return statistics.median(samples)
+
+
+def time_to_content_loaded(browser: Browser, url: str, repeats: int = 5) -> float:
+    """Milliseconds from navigation start to DOMContentLoaded of the real, themed page."""
+    samples = []
+    for _ in range(repeats):
+        context = browser.new_context()
+        tab = context.new_page()
+        tab.goto(url, wait_until="load")
+        assert tab.evaluate("() => [...document.querySelectorAll('.arithmatex')].every("
+                            "a => a.querySelector('svg'))")
+        samples.append(tab.evaluate(
+            "() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd"))
+        context.close()
+    return statistics.median(samples)
+
+
+def first_visit_gzip(browser: Browser, url: str) -> int:
+    """Bytes a first visit transfers if every response is gzip-compressed (level 6)."""
+    context = browser.new_context()
+    tab = context.new_page()
+    bodies: list[bytes] = []
+    tab.on("response", lambda r: bodies.append(r.body()) if r.ok else None)
+    tab.goto(url, wait_until="networkidle")
+    context.close()
+    return sum(len(gzip.compress(b, 6)) for b in bodies)
+
+
+def search_latency(browser: Browser, base: str) -> float:
+    """Median milliseconds from the last keystroke of a query to its results on screen."""
+    tab = browser.new_page(viewport={"width": 1280, "height": 900})
+    tab.goto(base, wait_until="load")
+    box = tab.locator("input.md-search__input")
+    box.click()
+    tab.wait_for_function("() => !/Initializing/i.test(document.querySelector('.md-search-result__meta')"
+                          ".textContent)")
+    samples = []
+    for query in SEARCH_QUERIES:
+        samples.append(tab.evaluate("""async (query) => {
+            const input = document.querySelector('input.md-search__input');
+            const meta = document.querySelector('.md-search-result__meta');
+            const type = (value) => { input.value = value;
+                input.dispatchEvent(new Event('input', {bubbles: true}));
+                input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true, key: 'x'})); };
+            type('');
+            await new Promise(r => setTimeout(r, 50));
+            const before = meta.textContent;
+            return await new Promise((resolve) => {
+                const start = performance.now();
+                const watch = new MutationObserver(() => {
+                    if (meta.textContent === before) return;
+                    watch.disconnect();
+                    resolve(performance.now() - start);
+                });
+                watch.observe(meta, {childList: true, characterData: true, subtree: true});
+                type(query);
+            });
+        }""", query))
+    tab.close()
+    return statistics.median(samples)
+
+
+def browser_metrics(site: Path, card: str) -> dict[str, float]:
+    with serve(site) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        out: dict[str, float] = {}
+        for label, page in (("cheatsheet", "cheatsheet/"), ("card", f"cards/{card}/")):
+            ours, control = write_bare_pages(site, page, browser, base)
+            out[f"math_ms_{label}"] = time_to_math(browser, base + ours)
+            out[f"math_ms_{label}_control"] = time_to_math(browser, base + control)
+            out[f"page_dcl_ms_{label}"] = time_to_content_loaded(browser, base + page)
+            out[f"gzip_kb_{label}"] = first_visit_gzip(browser, base + page) / 1024
+        out["search_ms"] = search_latency(browser, base)
+        browser.close()
+    return out

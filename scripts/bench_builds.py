@@ -1,0 +1,99 @@
+"""Benchmark pieces that time whole builds, snippet runs and the notebook anchor, in scratch copies."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from eqcards.config import Settings
+from eqcards.runner import run_snippet
+from eqcards.site import CardSite
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+SUMMARY = re.compile(r"snippets: (\d+) ran, (\d+) cached, (\d+) failed")
+
+
+def copy_project(dest: Path) -> Path:
+    """The committed tree (git ls-files) plus uncommitted edits, without caches or site/."""
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, check=True,
+                           capture_output=True, text=True).stdout.splitlines()
+    for name in files:
+        source = ROOT / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    return dest
+
+
+def build(root: Path, site: Path, **env: str) -> tuple[float, tuple[int, int, int] | None]:
+    """Seconds for one strict build, and the (ran, cached, failed) snippet summary."""
+    full_env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **env}
+    started = time.perf_counter()
+    done = subprocess.run([str(BIN / "mkdocs"), "build", "--strict", "--site-dir", str(site)], cwd=root,
+                          env=full_env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"build failed in {root}:\n{done.stderr[-3000:]}")
+    found = SUMMARY.search(done.stderr)
+    return seconds, (tuple(int(x) for x in found.groups()) if found else None)  # type: ignore[return-value]
+
+
+def median_build(root: Path, site: Path, repeats: int, **env: str) -> float:
+    return statistics.median(build(root, site, **env)[0] for _ in range(repeats))
+
+
+def snippets_alone(root: Path) -> tuple[float, int]:
+    """Sum of every snippet's own run time, each run by itself (nothing else running)."""
+    site = CardSite.load(Settings.for_project(root))
+    jobs = list({j.snippet_path: j for j in site.jobs()}.values())
+    total = sum(run_snippet(job, site.settings.snippets_dir).duration for job in jobs)
+    return total, len(jobs)
+
+
+def synthesize_cards(root: Path, count: int) -> int:
+    """Clone real cards under new ids until there are `count`; clones reuse the originals'
+    snippets, so their results come from the cache and only page work is measured."""
+    cards = sorted((root / "docs" / "cards").glob("*.md"))
+    for i in range(max(0, count - len(cards))):
+        source = cards[i % len(cards)]
+        text = re.sub(r"^id: .*$", f"id: {source.stem}-synthetic-{i}", source.read_text(), count=1,
+                      flags=re.M)
+        (root / "docs" / "cards" / f"{source.stem}-synthetic-{i}.md").write_text(text)
+    return len(list((root / "docs" / "cards").glob("*.md")))
+
+
+def anchor(root: Path, work: Path, sample: list[str]) -> dict[str, float]:
+    """The same snippets as notebooks executed by mkdocs-jupyter, against our runner on them."""
+    docs = work / "docs"
+    docs.mkdir(parents=True)
+    (docs / "index.md").write_text("# Anchor\n")
+    for helper in ("cardcheck.py", "cardplot.py"):
+        shutil.copy(root / "snippets" / helper, docs / helper)
+    for card_id in sample:
+        subprocess.run([str(BIN / "jupytext"), "--to", "notebook", "--output", str(docs / f"{card_id}.ipynb"),
+                        str(root / "snippets" / f"{card_id}.py")], check=True, capture_output=True)
+    config = ("site_name: anchor\ntheme: {name: material, font: false}\n"
+              "plugins:\n  - mkdocs-jupyter:\n      execute: {execute}\n")
+    timings = {}
+    for label, execute in (("anchor_no_execute", "false"), ("anchor", "true")):
+        (work / "mkdocs.yml").write_text(config.replace("{execute}", execute))
+        started = time.perf_counter()
+        subprocess.run([str(BIN / "mkdocs"), "build", "--site-dir", str(work / "site")], cwd=work, check=True,
+                       capture_output=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+        timings[label] = time.perf_counter() - started
+    site = CardSite.load(Settings.for_project(root))
+    jobs = [j for j in site.jobs() if j.card_id in sample]
+    from eqcards.runner import run_snippets  # cold: no cache at all
+
+    started = time.perf_counter()
+    report = run_snippets(jobs, site.settings.snippets_dir, cache=None)
+    timings["ours_sample_cold"] = time.perf_counter() - started
+    assert report.ran == len(sample) and not report.failures
+    return timings

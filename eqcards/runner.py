@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -110,12 +110,15 @@ def run_snippets(jobs: Iterable[SnippetJob], snippets_dir: Path, cache: ResultCa
     for job, key in pending:
         unique.setdefault(key or f"missing:{job.card_id}", job)
     workers = workers or os.cpu_count() or 1
+    outcomes: dict[str, SnippetResult] = {}
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(unique) or 1))) as pool:
-        outcomes = dict(zip(unique, pool.map(lambda j: run_snippet(j, snippets_dir), unique.values()),
-                            strict=True))
-    for key, outcome in outcomes.items():
-        if outcome.ok and cache is not None and not key.startswith("missing:"):
-            cache.put(key, outcome.payload())
+        futures = {pool.submit(run_snippet, job, snippets_dir): key for key, job in unique.items()}
+        for future in as_completed(futures):
+            key, outcome = futures[future], future.result()
+            outcomes[key] = outcome
+            # Stored as soon as it succeeds: a build killed later keeps what it finished.
+            if outcome.ok and cache is not None and not key.startswith("missing:"):
+                cache.put(key, outcome.payload())
     for job, key in pending:
         outcome = outcomes[key or f"missing:{job.card_id}"]
         result = outcome if outcome.job == job else replace(outcome, job=job)

@@ -18,6 +18,8 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
+from . import sandbox
+
 # Output beyond this is dropped with a note, so a runaway print cannot bloat a page or the cache.
 MAX_OUTPUT_CHARS = 100_000
 SVG_HASH_SALT = "equation-cards"  # matplotlib otherwise salts SVG ids randomly per run
@@ -84,6 +86,7 @@ def run(snippet: Path, snippets_dir: Path, timeout: float, hang_report: Path) ->
     sys.argv = [str(snippet)]
     # If the snippet hangs, dump where it is just before the parent's deadline.
     with open(hang_report, "w") as hang:
+        sandbox.apply(Path.cwd(), hang_report.parent)
         faulthandler.dump_traceback_later(max(timeout - 0.5, 0.5), exit=True, file=hang)
         output = CappedWriter(MAX_OUTPUT_CHARS)
         result: dict[str, Any] = {"ok": False, "checks": [], "figures": []}

@@ -136,3 +136,27 @@ def test_cards_sharing_a_snippet_share_one_run(snippets: Path, tmp_path: Path) -
     report = run_snippets([first, twin], snippets, ResultCache(tmp_path / "cache"))
     assert (report.ran, report.cached) == (1, 1)
     assert report.results["twin"].ok and report.results["twin"].job.card_id == "twin"
+
+
+def test_network_is_refused_at_the_snippet_line(snippets: Path) -> None:
+    source = "import socket\n\nsocket.create_connection(('127.0.0.1', 9), timeout=1)\n"
+    result = run_snippet(job(snippets, "net", source), snippets)
+    assert not result.ok and result.line == 3
+    assert "may not use the network" in result.error
+
+
+def test_memory_is_bounded(snippets: Path) -> None:
+    source = "import numpy as np\nfrom cardcheck import check_true\nbig = np.ones(10**10)\n"
+    result = run_snippet(job(snippets, "hog", source), snippets)
+    assert not result.ok and result.line == 3
+    assert result.error.startswith(("MemoryError", "numpy._core._exceptions._ArrayMemoryError"))
+
+
+def test_writes_outside_the_working_directory_are_refused(snippets: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "escaped.txt"
+    source = ("from pathlib import Path\nPath('inside.txt').write_text('ok')\n"
+              f"Path({str(outside)!r}).write_text('x')\n")
+    result = run_snippet(job(snippets, "escape", source), snippets)
+    assert not result.ok and result.line == 3
+    assert "may only write inside their working directory" in result.error
+    assert not outside.exists()

@@ -25,7 +25,10 @@ def split_front_matter(text: str, path: Path) -> tuple[str, str, int]:
 
 def parse_yaml(text: str, path: Path, first_line: int = 1) -> tuple[Any, Lines]:
     """Parse YAML safely; return the data and the 1-based line of every key and list item."""
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.YAMLError as exc:  # e.g. a control character, found before any parsing
+        raise CardError(path, f"front matter is not valid YAML: {_first_line(exc)}", first_line) from None
     try:
         node = loader.get_single_node()
         if node is None:
@@ -34,7 +37,7 @@ def parse_yaml(text: str, path: Path, first_line: int = 1) -> tuple[Any, Lines]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = first_line + mark.line if mark is not None else first_line
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        problem = getattr(exc, "problem", None) or _first_line(exc)
         raise CardError(path, f"front matter is not valid YAML: {problem}", line) from None
     except ValueError as exc:  # e.g. an impossible date such as 2020-13-45
         raise CardError(path, f"front matter has an invalid value: {exc}", first_line) from None
@@ -62,3 +65,7 @@ def _index_lines(node: yaml.Node, at: tuple[str | int, ...], lines: Lines,
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             _index_lines(item, (*at, i), lines, path, first_line)
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).splitlines() or [type(exc).__name__])[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import logging
 from pathlib import Path
 
@@ -57,7 +58,11 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     card_id = _site.card_id_for(page.file.src_uri)
     if card_id is None:
         return markdown
-    page.meta["description"] = _site.card(card_id).summary
+    # The theme prints titles and descriptions into the page unescaped; a '<' in a card's
+    # title must reach the reader as text, never as markup.
+    card = _site.card(card_id)
+    page.meta["title"] = html.escape(card.title, quote=True)
+    page.meta["description"] = html.escape(card.summary, quote=True)
     page.meta["citation"] = _site.citation_meta(card_id)
     return _site.card_page(card_id)
 

@@ -7,6 +7,7 @@ import http.server
 import shutil
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -23,14 +24,22 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+@contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """A static file server for `directory` on a free localhost port, for the block's duration."""
+    handler = functools.partial(QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+
+
 @pytest.fixture(scope="session")
 def base_url(built_site: Path) -> Iterator[str]:
-    handler = functools.partial(QuietHandler, directory=str(built_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
+    with serve(built_site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

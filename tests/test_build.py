@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
-from conftest import GOOD_SNIPPET, ROOT, Project
+from conftest import GOOD_SNIPPET, MKDOCS, ROOT, Project
 
 from eqcards.cards import load_cards, load_topics
 from eqcards.seeds import read_index
@@ -113,3 +117,42 @@ def test_cards_link_their_topic_neighbours(built_site: Path) -> None:
             expected = [m.id for m in members[max(i - 1, 0):i] + members[i + 1:i + 2]]
             assert links == expected, card.id
             assert f'href="../../topics/{card.topic}/"' in trail
+
+
+def test_two_clean_builds_are_byte_identical(project: Project) -> None:
+    project.add_card("toy-entropy")
+    project.add_card("toy-other", seeds=["handbook/1/Perplexity"])
+    sites = []
+    for run in ("first", "second"):
+        cache = project.root / f".cache-{run}" / "snippets"
+        result = project.build("--site-dir", f"site-{run}", env={"EQCARDS_CACHE_DIR": str(cache)})
+        assert result.returncode == 0, result.stderr
+        sites.append(project.root / f"site-{run}")
+    compared = ["cards.json", "cheatsheet/index.html", "cards/toy-entropy/index.html",
+                "cards/toy-entropy/figure-1.svg", "cards/toy-other/index.html",
+                "topics/information-theory/index.html"]
+    for name in compared:
+        assert (sites[0] / name).read_bytes() == (sites[1] / name).read_bytes(), name
+
+
+def test_a_build_killed_mid_run_leaves_a_usable_cache(project: Project) -> None:
+    slow = GOOD_SNIPPET + "import time\ntime.sleep(1.5)\n"
+    for i in range(4):
+        project.add_card(f"toy-{i}", snippet=slow.replace("1.5)", f"1.5)  # {i}"))
+    child = subprocess.Popen([str(MKDOCS), "build", "--strict"], cwd=project.root, start_new_session=True,
+                             env={**os.environ, "EQCARDS_CACHE_DIR": str(project.cache),
+                                  "NO_MKDOCS_2_WARNING": "1"},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not list(project.cache.rglob("[0-9a-f]*.json")) and time.monotonic() < deadline:
+        time.sleep(0.05)  # kill as soon as the first result has been written, mid-run
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    stored = list(project.cache.rglob("[0-9a-f]*.json"))  # not half-written .tmp- files
+    assert 1 <= len(stored) < 4
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    ran, cached = map(int, re.search(r"snippets: (\d+) ran, (\d+) cached", result.stderr).groups())
+    assert ran + cached == 4 and cached >= len(stored)
+    page = project.root / "site" / "cards" / "toy-3" / "index.html"
+    assert "Verified: 1 check passed" in page.read_text()

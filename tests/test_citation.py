@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from browser_fixtures import serve
 from conftest import Project, card_markdown
+from playwright.sync_api import Browser
 
 from eqcards.cards import parse_card
 from eqcards.citation import Edition, bibtex, highwire_meta, plain_citation, redirect_page
@@ -52,7 +54,7 @@ def test_built_card_has_cite_box_and_meta_tags(built_site: Path) -> None:
     assert (built_site / "CITATION.cff").read_text().startswith("cff-version:")
 
 
-def test_renamed_card_keeps_its_old_url(project: Project) -> None:
+def test_renamed_card_keeps_its_old_url(project: Project, browser: Browser) -> None:
     project.add_card("toy-entropy")
     assert project.build().returncode == 0
     old = project.root / "docs" / "cards" / "toy-entropy.md"
@@ -65,3 +67,10 @@ def test_renamed_card_keeps_its_old_url(project: Project) -> None:
     redirect = (project.root / "site" / "cards" / "toy-entropy" / "index.html").read_text()
     assert 'url=../toy-renamed/"' in redirect
     assert (project.root / "site" / "cards" / "toy-renamed" / "index.html").is_file()
+    # Follow the old link, anchor and all, in a real browser.
+    with serve(project.root / "site") as base:
+        page = browser.new_page()
+        page.goto(base + "cards/toy-entropy/#equation")
+        page.wait_for_url("**/cards/toy-renamed/#equation")
+        assert page.locator("#equation .eqc-math").count() == 1
+        page.close()

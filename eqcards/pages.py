@@ -7,6 +7,9 @@ from .cheatsheet import cards_by_topic
 from .model import Card, Topic
 
 HOME_PLACEHOLDER = "<!-- eqcards:topics -->"
+NUMBERS_PLACEHOLDER = "<!-- eqcards:numbers -->"
+NUMBERS_LINK = ("- [Numbers](numbers.md): values worth knowing by heart, with units and sources, "
+                "computed where possible.")
 
 
 def render_topic_page(topic: Topic, cards: list[Card]) -> str:
@@ -29,8 +32,9 @@ def render_topic_list(cards: list[Card], topics: list[Topic], prefix: str = "") 
     return "\n".join(lines)
 
 
-def render_home(template: str, cards: list[Card], topics: list[Topic]) -> str:
-    return template.replace(HOME_PLACEHOLDER, render_topic_list(cards, topics))
+def render_home(template: str, cards: list[Card], topics: list[Topic], has_numbers: bool) -> str:
+    return (template.replace(HOME_PLACEHOLDER, render_topic_list(cards, topics))
+            .replace(NUMBERS_PLACEHOLDER, NUMBERS_LINK if has_numbers else ""))
 
 
 def render_errata(cards: list[Card]) -> str:

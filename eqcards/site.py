@@ -137,7 +137,7 @@ class CardSite:
                 for c in self.cards for old in c.former_ids}
 
     def home_page(self, template: str) -> str:
-        return render_home(template, self.cards, self.topics)
+        return render_home(template, self.cards, self.topics, has_numbers=bool(self.numbers))
 
     def cards_json(self, site_url: str) -> str:
         return cards_json(self.cards, self.report.results if self.report else {}, site_url)

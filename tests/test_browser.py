@@ -61,7 +61,10 @@ def test_search_box_finds_a_card_by_title(visit: Visit, base_url: str) -> None:
     # Type like a person: the theme searches on key events, which fill() does not always send.
     page.locator("input.md-search__input").press_sequentially("Jensen-Shannon divergence", delay=20)
     results = page.locator("li.md-search-result__item > a.md-search-result__link")  # one per page
-    results.first.wait_for(timeout=10_000)
+    # Results of the partial query typed so far can be on screen: wait for the whole query's.
+    page.wait_for_function("() => { const a = document.querySelector("
+                           "'li.md-search-result__item > a.md-search-result__link');"
+                           " return a && a.href.includes('h=jensen+shannon+divergence'); }", timeout=10_000)
     hrefs = [results.nth(i).get_attribute("href") for i in range(min(3, results.count()))]
     assert any("cards/jensen-shannon-divergence/" in (h or "") for h in hrefs), hrefs
 

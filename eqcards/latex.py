@@ -55,3 +55,13 @@ def check_latex(cards: list[Card], renderer: MathRenderer) -> list[CardError]:
                 errors.append(CardError(card.path, f"LaTeX in {where} does not typeset: {problem} "
                                         f"in `{short}`", line))
     return errors
+
+
+def page_formulas(card: Card) -> list[tuple[str, bool]]:
+    """The formulas the site's pages will typeset for this card, as (latex, display), including
+    the forms the topic page and the cheatsheet derive from the card's metadata."""
+    out = [(latex.strip(), display) for _, latex, _, display in card_formulas(card)]
+    out += [(card.cheatsheet_latex.strip(), True),
+            (card.cheatsheet_latex.replace("|", "\\vert ").strip(), False)]
+    out += [(s.symbol.replace("|", "\\vert ").strip(), False) for s in card.symbols]
+    return out

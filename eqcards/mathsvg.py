@@ -118,3 +118,31 @@ def typeset_html(page_html: str, renderer: MathRenderer) -> str:
         return f'<{match.group(1)} class="arithmatex">{inner}</{match.group(1)}>'
 
     return share_glyphs(ARITHMATEX.sub(replace, page_html))
+
+
+def _render_chunk(job: tuple[str, list[tuple[str, bool]]]) -> int:
+    cache_dir, formulas = job
+    renderer = MathRenderer(Path(cache_dir))
+    for latex, display in formulas:
+        try:
+            renderer.svg(latex, display)
+        except LatexError:
+            pass  # reported, with its file and line, by the sequential check that follows
+    return renderer.rendered
+
+
+def prerender(formulas: list[tuple[str, bool]], cache_dir: Path, workers: int) -> int:
+    """Typeset the formulas missing from the cache in parallel processes, each with its own
+    MathJax, so a cold build uses every core. Returns how many were missing."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    probe = MathRenderer(cache_dir)
+    assert probe.cache is not None
+    missing = [f for f in dict.fromkeys(formulas) if probe.cache.get(probe._key(*f)) is None]
+    if workers < 2 or len(missing) < 50:  # starting MathJax twice costs more than it saves
+        return len(missing)
+    chunks = [(str(cache_dir), missing[i::workers]) for i in range(workers)]
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        list(pool.map(_render_chunk, chunks))
+    return len(missing)

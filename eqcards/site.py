@@ -12,8 +12,8 @@ from .citation import Edition, highwire_meta, redirect_page, render_cite_box
 from .config import Settings
 from .errors import CardErrors
 from .export import cards_json
-from .latex import check_latex
-from .mathsvg import MathRenderer, typeset_html
+from .latex import check_latex, page_formulas
+from .mathsvg import MathRenderer, prerender, typeset_html
 from .model import Card, Topic
 from .numbers import NumberEntry, load_numbers, render_numbers_page, render_numbers_section
 from .pages import render_errata, render_home, render_topic_page
@@ -39,6 +39,7 @@ class CardSite:
         topics = load_topics(settings.topics_file)
         seeds = read_index(settings.seed_index)
         cards = load_cards(settings.cards_dir, topics, seeds, settings.snippets_dir)
+        prerender([f for card in cards for f in page_formulas(card)], settings.math_cache, settings.workers)
         math = MathRenderer(settings.math_cache)
         if errors := check_latex(cards, math):
             raise CardErrors(errors)

@@ -83,3 +83,16 @@ def test_build_fails_on_bad_latex_in_the_cheatsheet_form(project: Project) -> No
     assert result.returncode != 0
     assert "docs/cards/toy-entropy.md:" in result.stderr
     assert "LaTeX in cheatsheet.latex does not typeset" in result.stderr
+
+
+def test_prerender_fills_the_cache_in_parallel(tmp_path: Path) -> None:
+    from eqcards.mathsvg import prerender
+
+    formulas = [(f"x_{{{i}}} + \\alpha^{i}", i % 2 == 0) for i in range(60)] + [("\\frac{a}{b", True)]
+    assert prerender(formulas, tmp_path / "math", workers=2) == 61
+    warm = MathRenderer(tmp_path / "math")
+    for latex, display in formulas[:-1]:
+        warm.svg(latex, display)
+    assert warm.rendered == 0  # every good formula came from the cache
+    with pytest.raises(LatexError):
+        warm.svg("\\frac{a}{b")  # a bad one is never stored

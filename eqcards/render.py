@@ -28,7 +28,8 @@ def render_source(source: Source) -> str:
     return "".join(parts)
 
 
-def render_verification(card: Card, result: SnippetResult | None, snippet_source: str) -> str:
+def render_verification(card: Card, result: SnippetResult | None, snippet_source: str,
+                        repo_url: str | None = None) -> str:
     # Snippet output and source would swamp the search index; the section stays out of it.
     lines = ["## Verification { data-search-exclude }", ""]
     if result is None:
@@ -46,6 +47,10 @@ def render_verification(card: Card, result: SnippetResult | None, snippet_source
         uri = figure_uri(card, i)
         lines += [f'![Figure {i} drawn by the {markup.text(card.id)} snippet]'
                   f"({Path(uri).relative_to('cards')}){{ .eqc-figure }}", ""]
+    links = [f'[Download as a Jupyter notebook]({card.id}/{card.id}.ipynb){{ download="{card.id}.ipynb" }}']
+    if repo_url:
+        links.append(f"[Snippet in the repository]({repo_url.rstrip('/')}/blob/main/snippets/{card.snippet})")
+    lines += [" · ".join(links), ""]
     fence = "````" if "```" in snippet_source else "```"
     lines += [f'??? example "Snippet source: snippets/{card.snippet}"', "",
               f"    {fence}python", *[f"    {line}" for line in snippet_source.splitlines()],
@@ -56,7 +61,8 @@ def render_verification(card: Card, result: SnippetResult | None, snippet_source
 def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
                 result: SnippetResult | None, snippet_source: str,
                 backlinks: list[str], cite_box: str = "",
-                neighbours: tuple[Card | None, Card | None] = (None, None)) -> str:
+                neighbours: tuple[Card | None, Card | None] = (None, None),
+                repo_url: str | None = None) -> str:
     """The whole page, identical in structure for every card."""
     out = [f"# {markup.text(card.title)}", "",
            f'<p class="eqc-summary">{markup.text_with_math(card.summary)}</p>', "",
@@ -69,7 +75,7 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     out += ['<div class="eqc-meta" markdown>', "", " · ".join(meta), "", "</div>", ""]
     out += ["## Symbols", "", "| Symbol | Meaning |", "|---|---|"]
     out += [f"| {markup.inline_math(s.symbol)} | {markup.cell(s.meaning)} |" for s in card.symbols]
-    out += ["", card.body.strip(), "", render_verification(card, result, snippet_source)]
+    out += ["", card.body.strip(), "", render_verification(card, result, snippet_source, repo_url)]
     out += ["## Sources", ""]
     out += [f"{i}. {render_source(s)}" for i, s in enumerate(card.sources, start=1)]
     if cite_box:

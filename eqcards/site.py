@@ -15,8 +15,9 @@ from .export import cards_json
 from .latex import check_latex, page_formulas
 from .mathsvg import MathRenderer, prerender, typeset_html
 from .model import Card, Topic
+from .notebook import helper_sources, snippet_notebook
 from .numbers import NumberEntry, load_numbers, render_numbers_page, render_numbers_section
-from .pages import render_errata, render_home, render_topic_page
+from .pages import render_errata, render_glossary, render_home, render_topic_page
 from .render import figure_uri, render_card
 from .runner import RunReport, SnippetJob, run_snippets
 from .seeds import read_index
@@ -30,6 +31,7 @@ class CardSite:
     report: RunReport | None = None
     edition: Edition | None = None
     numbers: list[NumberEntry] = field(default_factory=list)
+    repo_url: str | None = None  # where the snippets can be read online, when the site says
     math: MathRenderer | None = None
     _by_id: dict[str, Card] = field(default_factory=dict)
 
@@ -84,7 +86,7 @@ class CardSite:
             nav.append({"Numbers": "numbers.md"})
         topics = [{t.title: f"topics/{t.id}.md"} for t in self.topics
                   if any(c.topic == t.id for c in self.cards)]
-        nav += [{"Topics": topics}, {"Errata": "errata.md"}]
+        nav += [{"Topics": topics}, {"Symbols": "symbols.md"}, {"Errata": "errata.md"}]
         return nav
 
     def topic_members(self, topic_id: str) -> list[Card]:
@@ -95,7 +97,7 @@ class CardSite:
         """Markdown pages that exist only in the build, by their path under docs/."""
         numbers = render_numbers_section(self.numbers) if self.numbers else ""
         pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.topics, extra_sections=numbers),
-                 "errata.md": render_errata(self.cards)}
+                 "errata.md": render_errata(self.cards), "symbols.md": render_glossary(self.cards)}
         if self.numbers:
             pages["numbers.md"] = render_numbers_page(
                 self.numbers, self.report.results if self.report else {},
@@ -105,6 +107,17 @@ class CardSite:
                 pages[f"topics/{topic.id}.md"] = render_topic_page(topic, self.cards)
                 pages[f"cheatsheet/{topic.id}.md"] = render_topic_cheatsheet(topic, self.cards)
         return pages
+
+    def notebooks(self) -> dict[str, str]:
+        """Every card's snippet as a runnable notebook, by its path under docs/."""
+        out = {}
+        for card in self.cards:
+            snippet = self.settings.snippets_dir / card.snippet
+            url = self.edition.card_url(card.id) if self.edition else card.url
+            helpers = helper_sources(snippet, self.settings.snippets_dir)
+            out[f"cards/{card.id}/{card.id}.ipynb"] = snippet_notebook(
+                card, snippet.read_text(encoding="utf-8"), helpers, url)
+        return out
 
     def figures(self) -> dict[str, str]:
         """SVG figures of successful snippet runs, by their path under docs/."""
@@ -126,7 +139,7 @@ class CardSite:
         neighbours = (members[at - 1] if at > 0 else None,
                       members[at + 1] if at + 1 < len(members) else None)
         return render_card(card, self.topic(card.topic), self._by_id, result, source, backlinks, cite,
-                           neighbours)
+                           neighbours, repo_url=self.repo_url)
 
     def citation_meta(self, card_id: str) -> dict[str, str]:
         return highwire_meta(self.card(card_id), self.edition) if self.edition else {}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from browser_fixtures import Visit
 from playwright.sync_api import Page
@@ -105,3 +108,14 @@ def test_copying_a_formula_copies_its_tex(visit: Visit, base_url: str) -> None:
         return event.clipboardData.getData('text/plain');
     }""")
     assert copied.startswith("$$D_{\\mathrm{KL}}") and copied.endswith("$$")
+
+
+def test_snippet_downloads_as_a_notebook(visit: Visit, base_url: str) -> None:
+    page = visit.open(base_url + "cards/entropy/")
+    with page.expect_download() as download_info:
+        page.get_by_text("Download as a Jupyter notebook").click()
+    download = download_info.value
+    assert download.suggested_filename == "entropy.ipynb"
+    notebook = json.loads(Path(download.path()).read_text(encoding="utf-8"))
+    code = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
+    assert "%%writefile cardcheck.py" in code and "from cardcheck import" in code

@@ -79,3 +79,19 @@ def test_numbers_file_errors_name_the_line(tmp_path: Path) -> None:
         load_numbers(path, {"cheatsheet/Quick numeric reference/1 nat"}, set(), tmp_path)
     error: CardError = info.value.errors[0]
     assert "computed number needs a `snippet`" in error.message and error.line == 1
+
+
+def test_glossary_lists_each_symbol_once_with_every_meaning(tmp_path: Path) -> None:
+    from eqcards.pages import render_glossary
+
+    first, second = tmp_path / "alpha-card.md", tmp_path / "beta-card.md"
+    first.write_text(card_markdown(id="alpha-card", title="Alpha",
+                                   symbols=[{"symbol": "\\beta", "meaning": "KL weight"}]))
+    second.write_text(card_markdown(id="beta-card", title="Beta",
+                                    symbols=[{"symbol": "\\beta ", "meaning": "Adam decay"},
+                                             {"symbol": "x|y", "meaning": "conditional"}]))
+    page = render_glossary([parse_card(first), parse_card(second)])
+    row = next(line for line in page.splitlines() if line.startswith("| $\\beta$"))
+    assert "KL weight ([Alpha](cards/alpha-card.md))" in row and "Adam decay" in row
+    assert row.endswith("| 2 cards |")
+    assert "| $x\\vert y$ |" in page

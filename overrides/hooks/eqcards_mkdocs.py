@@ -30,6 +30,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         raise PluginError(f"invalid cards:\n{exc}") from None
     site_url = config.site_url or "http://127.0.0.1:8000/"
     _site.edition = Edition(config.site_name, site_url, edition_date(settings.root))
+    _site.repo_url = config.repo_url
     config.nav = _site.nav()
     return config
 
@@ -42,7 +43,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         if report.failures:
             root = _site.settings.root
             raise PluginError("\n\n".join(r.describe_failure(root) for r in report.failures))
-    generated = {**_site.generated_pages(), **_site.figures(), **_site.redirects()}
+    generated = {**_site.generated_pages(), **_site.figures(), **_site.redirects(), **_site.notebooks()}
     for uri, content in generated.items():
         files.append(File.generated(config, uri, content=content))
     files.append(File.generated(config, "cards.json", content=_site.cards_json(config.site_url or "")))

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 import gzip
 import html
-import http.server
 import shutil
 import statistics
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import Browser, sync_playwright
+
+from eqcards.localserve import serve
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -29,22 +26,6 @@ CONTROL_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>contro
 OURS_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>ours</title></head><body>{body}
 <script>window.__typeset = performance.now();</script></body></html>"""
 SEARCH_QUERIES = ["entropy", "attention", "Adam", "perplexity", "BM25", "diffusion", "LoRA", "softmax"]
-
-
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@contextmanager
-def serve(directory: Path) -> Iterator[str]:
-    handler = functools.partial(Quiet, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
 
 
 def write_bare_pages(site: Path, page: str, browser: Browser, base: str) -> tuple[str, str]:
@@ -70,32 +51,29 @@ def write_bare_pages(site: Path, page: str, browser: Browser, base: str) -> tupl
     return f"_control/{name}-ours.html", f"_control/{name}-control.html"
 
 
-def time_to_math(browser: Browser, url: str, repeats: int = 5) -> float:
-    """Milliseconds from navigation start until every formula on the page is typeset."""
+def median_ms(browser: Browser, url: str, ready: str, measure: str, repeats: int = 5) -> float:
+    """Median over fresh visits of `measure` (ms since navigation start) once `ready` holds."""
     samples = []
     for _ in range(repeats):
         context = browser.new_context()
         tab = context.new_page()
         tab.goto(url, wait_until="load")
-        tab.wait_for_function("() => window.__typeset !== undefined", timeout=120_000)
-        samples.append(tab.evaluate("() => window.__typeset"))
+        tab.wait_for_function(ready, timeout=120_000)
+        samples.append(tab.evaluate(measure))
         context.close()
     return statistics.median(samples)
 
 
-def time_to_content_loaded(browser: Browser, url: str, repeats: int = 5) -> float:
+def time_to_math(browser: Browser, url: str) -> float:
+    """Milliseconds from navigation start until every formula on a bare page is typeset."""
+    return median_ms(browser, url, "() => window.__typeset !== undefined", "() => window.__typeset")
+
+
+def time_to_content_loaded(browser: Browser, url: str) -> float:
     """Milliseconds from navigation start to DOMContentLoaded of the real, themed page."""
-    samples = []
-    for _ in range(repeats):
-        context = browser.new_context()
-        tab = context.new_page()
-        tab.goto(url, wait_until="load")
-        assert tab.evaluate("() => [...document.querySelectorAll('.arithmatex')].every("
-                            "a => a.querySelector('svg'))")
-        samples.append(tab.evaluate(
-            "() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd"))
-        context.close()
-    return statistics.median(samples)
+    return median_ms(browser, url,
+                     "() => [...document.querySelectorAll('.arithmatex')].every(a => a.querySelector('svg'))",
+                     "() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd")
 
 
 def first_visit_gzip(browser: Browser, url: str) -> int:

@@ -4,23 +4,12 @@ import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
 from scipy.integrate import solve_ivp
+from vpsde import GaussianVPSDE
 
-# VP SDE: f(x, t) = -beta(t) x / 2, g(t)^2 = beta(t); 1-D data N(MU, S^2) so the score is exact.
-B0, B1, MU, S = 0.1, 20.0, 1.5, 0.4
-
-
-def beta(t):
-    return B0 + (B1 - B0) * t
-
-
-def marginal(t):
-    m = np.exp(-0.5 * (B0 * t + 0.5 * (B1 - B0) * t**2))
-    return m * MU, m**2 * S**2 + 1.0 - m**2
-
-
-def score(x, t):
-    mean, var = marginal(t)
-    return -(x - mean) / var
+# VP SDE with 1-D data N(MU, S^2), so the score is exact.
+MU, S = 1.5, 0.4
+sde = GaussianVPSDE(MU, S)
+beta, marginal, score = sde.beta, sde.marginal, sde.score
 
 
 def pf_drift(t, x):

@@ -5,25 +5,12 @@ import itertools
 import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
+from vpsde import GaussianVPSDE
 
-# VP SDE of Song et al.: f(x, t) = -beta(t) x / 2, g(t) = sqrt(beta(t)), linear beta on [0, 1].
-B0, B1 = 0.1, 20.0
-MU, S = np.array([2.0, -1.0]), np.array([0.3, 0.6])  # data N(MU, diag S^2)
-
-
-def beta(t):
-    return B0 + (B1 - B0) * t
-
-
-def marginal(t):
-    """Mean and variance of p_t for Gaussian data under the VP SDE (closed form)."""
-    m = np.exp(-0.5 * (B0 * t + 0.5 * (B1 - B0) * t**2))
-    return m * MU, m**2 * S**2 + 1.0 - m**2
-
-
-def score(x, t):
-    mean, var = marginal(t)
-    return -(x - mean) / var
+# VP SDE of Song et al. with data N(MU, diag S^2): exact marginals and score as the reference.
+MU, S = np.array([2.0, -1.0]), np.array([0.3, 0.6])
+sde = GaussianVPSDE(MU, S)
+beta, marginal, score = sde.beta, sde.marginal, sde.score
 
 
 def reverse_drift(x, t):

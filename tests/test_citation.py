@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from browser_fixtures import serve
 from conftest import Project, card_markdown
 from playwright.sync_api import Browser
 
 from eqcards.cards import parse_card
 from eqcards.citation import Edition, bibtex, highwire_meta, plain_citation, redirect_page
+from eqcards.localserve import serve
 
 EDITION = Edition("Equation Cards", "https://cards.example.org/", "2026-11-30")
 

@@ -160,3 +160,11 @@ def test_writes_outside_the_working_directory_are_refused(snippets: Path, tmp_pa
     assert not result.ok and result.line == 3
     assert "may only write inside their working directory" in result.error
     assert not outside.exists()
+
+
+def test_a_figure_that_cannot_be_saved_fails_the_snippet(snippets: Path) -> None:
+    source = ("from cardcheck import check_true\nfrom cardplot import figure\ncheck_true('ran', True)\n"
+              "fig, ax = figure('broken', 'x', 'y')\nax.set_title(r'$\\frac{a$')\n")
+    result = run_snippet(job(snippets, "badfig", source), snippets)
+    assert not result.ok
+    assert result.error.startswith("figure 1 could not be saved as SVG")

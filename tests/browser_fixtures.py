@@ -27,7 +27,9 @@ def base_url(built_site: Path) -> Iterator[str]:
 def browser() -> Iterator[Browser]:
     # Debian's Chromium when installed (.ci/run installs it); otherwise Playwright's own build.
     # If neither can start, the test fails: a browser test is never skipped silently.
-    executable = DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).exists() else shutil.which("chromium")
+    # On hosted CI images without Debian's package, a preinstalled Chrome or Chromium serves.
+    executable = DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).exists() else next(
+        filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield browser

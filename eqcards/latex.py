@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from .errors import CardError
-from .mathsvg import LatexError, MathRenderer
+from .mathsvg import LatexError, MathRenderer, shorten
 from .model import Card
 
 FENCED_CODE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
@@ -51,9 +51,8 @@ def check_latex(cards: list[Card], renderer: MathRenderer) -> list[CardError]:
             try:
                 renderer.svg(latex, display)
             except LatexError as problem:
-                short = latex if len(latex) <= 60 else latex[:57] + "..."
                 errors.append(CardError(card.path, f"LaTeX in {where} does not typeset: {problem} "
-                                        f"in `{short}`", line))
+                                        f"in `{shorten(latex)}`", line))
     return errors
 
 

@@ -105,6 +105,11 @@ def share_glyphs(page_html: str) -> str:
     return shared + page_html
 
 
+def shorten(latex: str, limit: int = 60) -> str:
+    """A formula short enough to quote in an error message."""
+    return latex if len(latex) <= limit else latex[:limit - 3] + "..."
+
+
 def typeset_html(page_html: str, renderer: MathRenderer) -> str:
     """Replace every arithmatex formula in a rendered page by its SVG. Raises LatexError."""
     def replace(match: re.Match[str]) -> str:
@@ -113,8 +118,7 @@ def typeset_html(page_html: str, renderer: MathRenderer) -> str:
         try:
             inner = renderer.markup(latex, display)
         except LatexError as exc:
-            short = latex if len(latex) <= 60 else latex[:57] + "..."
-            raise LatexError(f"{exc} in `{short}`") from None
+            raise LatexError(f"{exc} in `{shorten(latex)}`") from None
         return f'<{match.group(1)} class="arithmatex">{inner}</{match.group(1)}>'
 
     return share_glyphs(ARITHMATEX.sub(replace, page_html))

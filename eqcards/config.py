@@ -42,6 +42,11 @@ class Settings:
     used by the benchmark's baseline, never by a published build."""
     workers: int
     """Parallel snippet processes; EQCARDS_WORKERS overrides the core count."""
+    check_determinism: bool = False
+    """EQCARDS_CHECK_DETERMINISM=1 runs every snippet not served from the cache twice and fails
+    the build when its output, checks or figures differ between the runs (unseeded randomness,
+    dates, unordered sets): such a result is not cached. Costs a second run of each uncached
+    snippet; the tests turn it on for the real site."""
 
     @property
     def cards_dir(self) -> Path:
@@ -72,4 +77,5 @@ class Settings:
             seed_index=root / "seeds" / "entries.txt",
             execute=os.environ.get("EQCARDS_EXECUTE", "1") != "0",
             workers=int(os.environ.get("EQCARDS_WORKERS", "0")) or (os.cpu_count() or 1),
+            check_determinism=os.environ.get("EQCARDS_CHECK_DETERMINISM", "0") == "1",
         )

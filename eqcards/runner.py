@@ -13,10 +13,12 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from .cache import ResultCache
+from .determinism import run_twice
 from .snippet_key import snippet_key
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -90,8 +92,10 @@ def _relative(path: Path, root: Path | None) -> str:
 
 def run_snippets(jobs: Iterable[SnippetJob], snippets_dir: Path, cache: ResultCache | None,
                  workers: int | None = None,
-                 on_done: Callable[[SnippetResult], None] | None = None) -> RunReport:
-    """Serve every job from the cache or run it; only successes are written back."""
+                 on_done: Callable[[SnippetResult], None] | None = None,
+                 check_determinism: bool = False) -> RunReport:
+    """Serve every job from the cache or run it; only successes are written back.
+    With check_determinism, each job that runs runs twice and a changing result is a failure."""
     report = RunReport(results={})
     pending: list[tuple[SnippetJob, str]] = []
     for job in jobs:
@@ -112,7 +116,8 @@ def run_snippets(jobs: Iterable[SnippetJob], snippets_dir: Path, cache: ResultCa
     workers = workers or os.cpu_count() or 1
     outcomes: dict[str, SnippetResult] = {}
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(unique) or 1))) as pool:
-        futures = {pool.submit(run_snippet, job, snippets_dir): key for key, job in unique.items()}
+        run = partial(run_twice, run_snippet) if check_determinism else run_snippet
+        futures = {pool.submit(run, job, snippets_dir): key for key, job in unique.items()}
         for future in as_completed(futures):
             key, outcome = futures[future], future.result()
             outcomes[key] = outcome

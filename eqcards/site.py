@@ -72,7 +72,8 @@ class CardSite:
     def run(self) -> RunReport:
         """Run (or fetch from the cache) every snippet."""
         cache = ResultCache(self.settings.cache_dir)
-        self.report = run_snippets(self.jobs(), self.settings.snippets_dir, cache, self.settings.workers)
+        self.report = run_snippets(self.jobs(), self.settings.snippets_dir, cache, self.settings.workers,
+                                   check_determinism=self.settings.check_determinism)
         return self.report
 
     def nav(self) -> list:

@@ -51,6 +51,13 @@ def card_markdown(body: str = "Some prose with $x$.\n", **changes: object) -> st
     return "---\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True) + "---\n\n" + body
 
 
+def snapshot(folder: Path) -> dict[str, bytes | None]:
+    """Each file's bytes and each folder (None) under a folder, by path. Nothing is left out,
+    so a stray temporary file or a new empty folder counts as a change."""
+    return {str(p.relative_to(folder)): (p.read_bytes() if p.is_file() else None)
+            for p in sorted(folder.rglob("*"))}
+
+
 class Project:
     """A copy of the site's machinery with only the cards a test gives it."""
 
@@ -63,6 +70,10 @@ class Project:
         path.write_text(card_markdown(id=card_id, snippet=f"{card_id}.py", **changes), encoding="utf-8")
         (self.root / "snippets" / f"{card_id}.py").write_text(snippet, encoding="utf-8")
         return path
+
+    def snapshot(self) -> dict[str, bytes | None]:
+        """Everything under .cache/: snippet results and typeset formulas."""
+        return snapshot(self.cache.parent)
 
     def build(self, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
         full_env = {**os.environ, "EQCARDS_CACHE_DIR": str(self.cache), "NO_MKDOCS_2_WARNING": "1",

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import GOOD_SNIPPET, ROOT
+from conftest import GOOD_SNIPPET, ROOT, snapshot
 
 from eqcards.cache import ResultCache
-from eqcards.runner import SnippetJob, run_snippet, run_snippets
+from eqcards.determinism import first_difference, run_twice
+from eqcards.runner import SnippetJob, SnippetResult, run_snippet, run_snippets
 from eqcards.snippet_key import snippet_key
 
 
@@ -168,3 +170,87 @@ def test_a_figure_that_cannot_be_saved_fails_the_snippet(snippets: Path) -> None
     result = run_snippet(job(snippets, "badfig", source), snippets)
     assert not result.ok
     assert result.error.startswith("figure 1 could not be saved as SVG")
+
+
+# Unseeded on purpose: the worker seeds `random` and numpy's legacy global generator, but a
+# fresh default_rng() and the clock differ on every run.
+UNSEEDED = ("import numpy as np\nfrom cardcheck import check_true\n"
+            "print('sample', np.random.default_rng().random())\ncheck_true('ran', True)\n")
+
+
+def test_non_deterministic_output_fails_and_is_not_cached(snippets: Path, tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path / "cache")
+    unseeded = job(snippets, "unseeded", UNSEEDED)
+    assert run_snippets([unseeded], snippets, None).failures == []  # unnoticed without the check
+    report = run_snippets([unseeded], snippets, cache, check_determinism=True)
+    [failure] = report.failures
+    message = failure.describe_failure()
+    assert "unseeded.md: snippet" in message and "unseeded.py failed: non-deterministic" in message
+    assert "output line 1 was 'sample 0." in message and "seed every random generator" in message
+    assert not (tmp_path / "cache").exists()  # nothing stored
+
+
+
+def test_deterministic_snippet_passes_the_check_and_is_cached(snippets: Path, tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path / "cache")
+    good = job(snippets, "good", GOOD_SNIPPET)  # prints checks and draws a figure
+    report = run_snippets([good], snippets, cache, check_determinism=True)
+    assert report.failures == [] and report.ran == 1
+    assert run_snippets([good], snippets, cache, check_determinism=True).cached == 1
+
+
+def test_first_difference_names_the_line_check_or_figure(snippets: Path) -> None:
+    base = SnippetResult(job(snippets, "x", ""), ok=True, stdout="a\nb\n",
+                         checks=[{"what": "w", "passed": True, "detail": "1"}], figures=["<svg/>"])
+    assert first_difference(base, replace(base)) is None
+    assert first_difference(base, replace(base, stdout="a\nc\n")) == \
+        "output line 2 was 'b' on the first run and 'c' on the second"
+    assert "2 lines on the first run and 3" in first_difference(base, replace(base, stdout="a\nb\nc\n"))
+    other_check = [{"what": "w", "passed": True, "detail": "2"}]
+    assert first_difference(base, replace(base, checks=other_check)) == \
+        "check 1 ('w') recorded different results"
+    assert first_difference(base, replace(base, figures=["<svg />"])).startswith("figure 1 differs")
+    assert first_difference(base, replace(base, figures=[])) == \
+        "1 figures on the first run and 0 on the second"
+
+
+def test_run_twice_runs_twice_and_reports_a_flaky_check(snippets: Path) -> None:
+    flaky = job(snippets, "flaky", "")
+    outcomes = [SnippetResult(flaky, ok=True, stdout="PASS\n"),
+                SnippetResult(flaky, ok=False, stdout="FAIL\n", error="CheckFailed: c", line=7)]
+    calls = []
+
+    def fake(j: SnippetJob, folder: Path) -> SnippetResult:
+        calls.append(j)
+        return outcomes[len(calls) - 1]
+
+    result = run_twice(fake, flaky, snippets)
+    assert len(calls) == 2 and not result.ok and result.line == 7
+    assert result.error.startswith("non-deterministic: passed on the first run and failed on the second: "
+                                   "CheckFailed: c")
+
+
+BAD_SNIPPETS = {
+    "raises": "x = 1\nraise ValueError('boom')\n",
+    "syntax": "x = (\n",
+    "nocheck": "print('hello')\n",
+    "failing": "from cardcheck import check_true\ncheck_true('fails', False)\n",
+    "slow": "import time\nwhile True:\n    time.sleep(0.05)\n",
+    "hog": "import numpy as np\nbig = np.ones(10**10)\n",
+    "net": "import socket\nsocket.create_connection(('127.0.0.1', 9), timeout=1)\n",
+    "badfig": "from cardcheck import check_true\nfrom cardplot import figure\ncheck_true('ran', True)\n"
+              "fig, ax = figure('broken', 'x', 'y')\nax.set_title(r'$\\frac{a$')\n",
+    "unseeded": UNSEEDED,
+}
+
+
+def test_bad_snippets_leave_the_cache_as_it_was(snippets: Path, tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path / "cache")
+    assert run_snippets([job(snippets, "good", GOOD_SNIPPET)], snippets, cache).failures == []
+    before = snapshot(tmp_path / "cache")
+    sources = {**BAD_SNIPPETS, "escape": f"open({str(tmp_path / 'escaped.txt')!r}, 'w').write('x')\n"}
+    bad = [job(snippets, name, source, timeout=2) for name, source in sources.items()]
+    missing = SnippetJob("missing", snippets.parent / "cards" / "missing.md", snippets / "missing.py")
+    report = run_snippets([*bad, missing], snippets, cache, check_determinism=True)
+    assert sorted(r.job.card_id for r in report.failures) == sorted([*sources, "missing"])
+    assert snapshot(tmp_path / "cache") == before

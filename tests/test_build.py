@@ -80,28 +80,62 @@ def test_second_build_runs_no_snippet_and_an_edit_reruns_one(project: Project) -
     assert "snippets: 1 ran, 1 cached, 0 failed" in third.stderr
 
 
+def built_once(project: Project) -> dict[str, bytes | None]:
+    """Build the project successfully, so its cache is not empty, and return the cache's content."""
+    result = project.build()
+    assert result.returncode == 0, result.stderr
+    assert list(project.cache.rglob("*.json"))
+    return project.snapshot()
+
+
 def test_failing_snippet_fails_the_build_with_card_and_line(project: Project) -> None:
+    project.add_card("toy-entropy")
+    before = built_once(project)
     project.add_card("toy-entropy", snippet=GOOD_SNIPPET.replace("1.5)", "1.6)"))
     result = project.build()
     assert result.returncode != 0
     assert "docs/cards/toy-entropy.md: snippet snippets/toy-entropy.py:5 failed" in result.stderr
     assert "snippets: 1 ran, 0 cached, 1 failed" in result.stderr
-    assert not list(project.cache.rglob("*.json"))  # failures are not cached
+    assert project.snapshot() == before  # failures are not cached
 
 
 def test_timed_out_snippet_fails_the_build(project: Project) -> None:
+    project.add_card("toy-entropy", timeout=2)
+    before = built_once(project)
     project.add_card("toy-entropy", snippet="import time\nwhile True:\n    time.sleep(0.1)\n", timeout=2)
     result = project.build()
     assert result.returncode != 0
     assert "toy-entropy.py:3 failed: timed out after 2 s" in result.stderr
+    assert project.snapshot() == before
 
 
 def test_invalid_card_fails_the_build_naming_file_and_line(project: Project) -> None:
+    project.add_card("toy-entropy")
+    before = built_once(project)
     path = project.add_card("toy-entropy", related=["missing-card"])
     result = project.build()
     assert result.returncode != 0
     line = next(i for i, text in enumerate(path.read_text().splitlines(), start=1) if "missing-card" in text)
     assert f"docs/cards/toy-entropy.md:{line}: related card 'missing-card' does not exist" in result.stderr
+    assert project.snapshot() == before
+
+
+def test_non_deterministic_snippet_fails_the_build_when_checked(project: Project) -> None:
+    check = {"EQCARDS_CHECK_DETERMINISM": "1"}
+    project.add_card("toy-entropy")
+    first = project.build(env=check)  # a deterministic snippet passes the check
+    assert first.returncode == 0, first.stderr
+    assert "snippets: 1 ran, 0 cached, 0 failed" in first.stderr
+    before = project.snapshot()
+    project.add_card("toy-clock", snippet=GOOD_SNIPPET + "import time\nprint('built at', time.time_ns())\n",
+                     seeds=["handbook/1/Perplexity"])
+    result = project.build(env=check)
+    assert result.returncode != 0
+    assert ("docs/cards/toy-clock.md: snippet snippets/toy-clock.py failed: non-deterministic: its result "
+            "changes between two runs: output line 2 was 'built at ") in result.stderr
+    assert "seed every random generator" in result.stderr and "do not print dates, times" in result.stderr
+    assert "snippets: 1 ran, 1 cached, 1 failed" in result.stderr
+    assert project.snapshot() == before  # the changing result was not cached
 
 
 def test_cards_link_their_topic_neighbours(built_site: Path) -> None:

@@ -78,11 +78,16 @@ def test_typeset_html_replaces_arithmatex_with_labelled_svg(tmp_path: Path) -> N
 
 
 def test_build_fails_on_bad_latex_in_the_cheatsheet_form(project: Project) -> None:
+    project.add_card("toy-entropy")
+    assert project.build().returncode == 0  # a warm cache, which the failing build must not change
+    before = project.snapshot()
+    assert any(name.startswith("math/") for name in before)
     project.add_card("toy-entropy", cheatsheet={"label": "Entropy", "latex": "H = \\left( p"})
     result = project.build()
     assert result.returncode != 0
     assert "docs/cards/toy-entropy.md:" in result.stderr
     assert "LaTeX in cheatsheet.latex does not typeset" in result.stderr
+    assert project.snapshot() == before
 
 
 def test_prerender_fills_the_cache_in_parallel(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from .numbers import NumberEntry, load_numbers, render_numbers_page, render_numb
 from .pages import render_errata, render_glossary, render_home, render_topic_page
 from .render import figure_uri, render_card
 from .runner import RunReport, SnippetJob, run_snippets
+from .search import rewrite_index
 from .seeds import read_index
 
 
@@ -156,6 +157,10 @@ class CardSite:
 
     def cards_json(self, site_url: str) -> str:
         return cards_json(self.cards, self.report.results if self.report else {}, site_url)
+
+    def rewrite_search_index(self, index_path: Path) -> None:
+        """Our formula search index in place of the theme's (see eqcards/search.py)."""
+        rewrite_index(index_path, self.cards, {t.id: t for t in self.topics})
 
     def card_id_for(self, src_uri: str) -> str | None:
         """The card id if this docs-relative path is a card page."""

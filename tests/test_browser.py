@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from browser_fixtures import Visit
 from playwright.sync_api import Page
+from search_cases import SEARCH_CASES
 
 pytestmark = pytest.mark.browser
 
@@ -55,21 +56,57 @@ def test_cheatsheet_typesets_every_row(visit: Visit, base_url: str) -> None:
     assert visit.outside == [] and visit.failed == []
 
 
-def test_search_box_finds_a_card_by_title(visit: Visit, base_url: str) -> None:
-    page = visit.open(base_url)
+def open_search(page: Page) -> None:
     page.locator("input.md-search__input").click()
     # A query typed while the index is still loading is dropped, so wait until search is ready.
     page.wait_for_function("() => !/Initializing/i.test("
                            "document.querySelector('.md-search-result__meta').textContent)")
+
+
+RESULT_LINKS = "li.md-search-result__item > a.md-search-result__link"  # one per page
+
+
+def test_search_box_finds_a_card_typed_letter_by_letter(visit: Visit, base_url: str) -> None:
+    page = visit.open(base_url)
+    open_search(page)
     # Type like a person: the theme searches on key events, which fill() does not always send.
     page.locator("input.md-search__input").press_sequentially("Jensen-Shannon divergence", delay=20)
-    results = page.locator("li.md-search-result__item > a.md-search-result__link")  # one per page
     # Results of the partial query typed so far can be on screen: wait for the whole query's.
-    page.wait_for_function("() => { const a = document.querySelector("
-                           "'li.md-search-result__item > a.md-search-result__link');"
+    page.wait_for_function(f"() => {{ const a = document.querySelector('{RESULT_LINKS}');"
                            " return a && a.href.includes('h=jensen+shannon+divergence'); }", timeout=10_000)
-    hrefs = [results.nth(i).get_attribute("href") for i in range(min(3, results.count()))]
-    assert any("cards/jensen-shannon-divergence/" in (h or "") for h in hrefs), hrefs
+    hrefs = page.eval_on_selector_all(RESULT_LINKS, "links => links.slice(0, 3).map(a => a.href)")
+    assert any("cards/jensen-shannon-divergence/" in h for h in hrefs), hrefs
+    assert visit.outside == [] and visit.failed == []
+
+
+def test_search_box_ranks_every_query_of_the_table(visit: Visit, base_url: str) -> None:
+    page = visit.open(base_url + "cards/entropy/")
+    open_search(page)
+    misses = []
+    for query, card_id in SEARCH_CASES:
+        # Empty the box first (the theme then clears the list), then send the whole query as
+        # one key event: whatever list appears next is this query's.
+        top3 = page.evaluate("""async (query) => {
+            const input = document.querySelector('input.md-search__input');
+            const list = document.querySelector('.md-search-result__list');
+            const meta = document.querySelector('.md-search-result__meta');
+            const send = (value) => { input.value = value;
+                input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true, key: 'Enter'})); };
+            send('');
+            while (list.children.length) await new Promise(r => setTimeout(r, 10));
+            send(query);
+            const started = performance.now();
+            while (!list.children.length && !/No matching/i.test(meta.textContent)) {
+                if (performance.now() - started > 5000) return ['timeout'];
+                await new Promise(r => setTimeout(r, 10));
+            }
+            return [...list.querySelectorAll(':scope > li > a.md-search-result__link')]
+                .slice(0, 3).map(a => new URL(a.href).pathname);
+        }""", query)
+        if not any(path.endswith(f"/cards/{card_id}/") for path in top3):
+            misses.append((query, card_id, top3))
+    assert misses == [], misses
+    assert visit.outside == [] and visit.failed == []
 
 
 def test_cite_box_offers_copyable_bibtex(visit: Visit, base_url: str) -> None:

@@ -74,3 +74,11 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
         return _site.typeset(html)
     except LatexError as exc:
         raise PluginError(f"{page.file.src_uri}: formula does not typeset: {exc}") from None
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    # Hooks run after the plugins, so the theme's search plugin has written its index by now.
+    assert _site is not None
+    index = Path(config.site_dir) / "search" / "search_index.json"
+    if index.is_file():
+        _site.rewrite_search_index(index)

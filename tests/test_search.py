@@ -1,0 +1,150 @@
+"""Formula search without a browser: the index we write, and the engine run in QuickJS."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import quickjs
+from conftest import ROOT
+from search_cases import SEARCH_CASES
+
+from eqcards.cards import load_topics
+from eqcards.search import SEARCH_FIELDS, build_documents, rewrite_index
+
+ENGINE = ROOT / "docs" / "javascripts" / "search-engine.js"
+
+
+class Engine:
+    """search-engine.js in QuickJS, the same file the site's search worker loads."""
+
+    def __init__(self) -> None:
+        self.context = quickjs.Context()
+        self.context.eval(ENGINE.read_text(encoding="utf-8"))
+
+    def call(self, expression: str, *args: Any) -> Any:
+        arguments = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
+        return json.loads(self.context.eval(f"JSON.stringify(({expression})({arguments}))"))
+
+    def load(self, config: dict[str, Any], docs: list[dict[str, Any]]) -> None:
+        self.call("(c, d) => { globalThis.INDEX = EqSearch.build({config: c, docs: d}); return 0; }",
+                  config, docs)
+
+    def ranked(self, query: str) -> list[str]:
+        return self.call("(q) => EqSearch.search(INDEX, q).map(r => r.location)", query)
+
+    def tokens(self, text: str) -> list[str]:
+        return self.call("EqSearch.tokenize", text)
+
+
+@pytest.fixture(scope="module")
+def site_engine(built_site: Path) -> Engine:
+    index = json.loads((built_site / "search" / "search_index.json").read_text())
+    docs = json.loads((built_site / "search" / index["config"]["documents"]).read_text())
+    engine = Engine()
+    engine.load(index["config"], docs)
+    return engine
+
+
+@pytest.mark.parametrize(("query", "card_id"), SEARCH_CASES, ids=[q for q, _ in SEARCH_CASES])
+def test_query_finds_its_card_in_the_top_three(site_engine: Engine, query: str, card_id: str) -> None:
+    ranked = site_engine.ranked(query)
+    assert f"cards/{card_id}/" in ranked[:3], (query, ranked[:5])
+
+
+def test_the_table_covers_every_way_of_asking() -> None:
+    assert len(SEARCH_CASES) >= 40
+    assert len({q for q, _ in SEARCH_CASES}) == len(SEARCH_CASES)
+    card_ids = {p.stem for p in (ROOT / "docs" / "cards").glob("*.md")}
+    assert {c for _, c in SEARCH_CASES} <= card_ids
+
+
+@pytest.mark.parametrize(("typed", "latex"), [
+    ("β", "\\beta"), ("beta", "\\beta"), ("d_k", "d_{k}"), ("p_θ", "p_\\theta"),
+    ("QK^T", "QK^\\top"), ("QKᵀ", "QK^{\\top}"), ("KL", "\\mathrm{KL}"),
+    ("softmax", "\\operatorname{softmax}"),
+    ("sqrt(d_k)", "\\sqrt{d_k}"), ("Kullback-Leibler", "Kullback–Leibler"), ("ᾱ_t", "\\bar\\alpha_t"),
+])
+def test_a_symbol_typed_or_spelled_tokenizes_like_its_latex(typed: str, latex: str) -> None:
+    engine = Engine()
+    assert engine.tokens(typed) == engine.tokens(latex)
+
+
+def test_symbols_stay_whole_and_also_yield_their_parts() -> None:
+    assert Engine().tokens("\\frac{QK^\\top}{\\sqrt{d_k}}") == [
+        "frac", "qk^t", "qkt", "qk", "t", "sqrt", "d_k", "dk", "d", "k"]
+
+
+def test_edit_distance_counts_a_swap_as_one_typo() -> None:
+    engine = Engine()
+    assert engine.call("EqSearch.editDistance", "entorpy", "entropy", 2) == 1
+    assert engine.call("EqSearch.editDistance", "perplexaty", "perplexity", 2) == 1
+    assert engine.call("EqSearch.editDistance", "entropy", "softmax", 2) == 3  # past the limit
+
+
+def mini_docs() -> list[dict[str, Any]]:
+    """Two cards: one whose alias is the query, one that only mentions it in prose, often."""
+    return [
+        {"location": "cards/a/", "title": "Alpha", "teaser": "",
+         "fields": {"name": "Alpha", "alias": ["RRF"], "text": "fusion of ranked lists"}},
+        {"location": "cards/b/", "title": "Beta", "teaser": "",
+         "fields": {"name": "Beta", "text": "RRF RRF RRF compared with RRF and fusion"}},
+        {"location": "cards/c/", "title": "Gamma <script>", "teaser": "x < y",
+         "fields": {"name": "Gamma", "text": "unrelated words"}},
+    ]
+
+
+def test_an_alias_outweighs_any_number_of_mentions_in_prose() -> None:
+    engine = Engine()
+    engine.load({"fields": SEARCH_FIELDS}, mini_docs())
+    assert engine.ranked("RRF") == ["cards/a/", "cards/b/"]
+
+
+def test_all_words_beat_some_words_and_nothing_matches_nothing() -> None:
+    engine = Engine()
+    engine.load({"fields": SEARCH_FIELDS}, mini_docs())
+    assert engine.ranked("fusion ranked")[0] == "cards/a/"
+    assert engine.ranked("zzzz qqqq") == []
+    assert engine.ranked("   ") == []
+
+
+def test_result_text_is_escaped_for_the_theme_which_inserts_it_as_html() -> None:
+    engine = Engine()
+    assert engine.call("EqSearch.escapeHtml", 'Gamma <script>"&') == "Gamma &lt;script&gt;&quot;&amp;"
+    worker = (ROOT / "docs" / "javascripts" / "search-worker.js").read_text()
+    assert "EqSearch.escapeHtml(result.title)" in worker and "EqSearch.escapeHtml(result.teaser)" in worker
+
+
+def test_documents_carry_card_fields_and_repeating_pages_only_their_title() -> None:
+    from eqcards.cards import parse_card
+
+    topics = {t.id: t for t in load_topics(ROOT / "docs" / "topics.yml")}
+    card = parse_card(ROOT / "docs" / "cards" / "kl-divergence.md")
+    entries = [
+        {"location": "cards/kl-divergence/", "title": "Kullback&ndash;Leibler divergence", "text": ""},
+        {"location": "cards/kl-divergence/#pitfalls", "title": "Pitfalls",
+         "text": "<p>Smooth &amp; clip</p>"},
+        {"location": "cheatsheet/", "title": "Cheatsheet", "text": "<p>every formula again</p>"},
+        {"location": "numbers/", "title": "Numbers", "text": "<p>tokens per parameter</p>"},
+    ]
+    docs = {d["location"]: d for d in build_documents(entries, {card.url: card}, topics)}
+    kl = docs["cards/kl-divergence/"]
+    assert kl["title"] == card.title and kl["teaser"] == card.summary
+    assert "relative entropy" in kl["fields"]["alias"]
+    assert kl["fields"]["tex"][0] == card.equation
+    assert kl["fields"]["text"] == "Smooth & clip"
+    assert docs["cheatsheet/"]["fields"]["text"] == ""
+    assert docs["numbers/"]["fields"]["text"] == "tokens per parameter"
+
+
+def test_the_theme_index_keeps_only_settings_and_the_documents_load_on_demand(tmp_path: Path) -> None:
+    index = tmp_path / "search_index.json"
+    index.write_text(json.dumps({"config": {"lang": ["en"]}, "docs": [
+        {"location": "", "title": "Home", "text": "<p>hello</p>"}]}))
+    rewrite_index(index, [], {})
+    written = json.loads(index.read_text())
+    assert written == {"config": {"fields": SEARCH_FIELDS, "documents": "documents.json"}, "docs": []}
+    assert json.loads((tmp_path / "documents.json").read_text())[0]["fields"]["text"] == "hello"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["documents.json", "search_index.json"]

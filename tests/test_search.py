@@ -148,3 +148,12 @@ def test_the_theme_index_keeps_only_settings_and_the_documents_load_on_demand(tm
     assert written == {"config": {"fields": SEARCH_FIELDS, "documents": "documents.json"}, "docs": []}
     assert json.loads((tmp_path / "documents.json").read_text())[0]["fields"]["text"] == "hello"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["documents.json", "search_index.json"]
+
+
+GREEK = [("β", "beta"), ("θ", "theta"), ("σ", "sigma"), ("ε", "epsilon")]
+
+
+@pytest.mark.parametrize(("letter", "name"), GREEK)
+def test_a_greek_letter_and_its_name_find_the_same_cards(site_engine: Engine, letter: str, name: str) -> None:
+    ranked = site_engine.ranked(letter)
+    assert ranked and ranked == site_engine.ranked(name) == site_engine.ranked(f"\\{name}")

@@ -107,6 +107,8 @@ def table(r: dict) -> str:
                 "ours_sample_cold", "baseline_synthetic", "warm_synthetic"):
         if key in r:
             lines.append(f"| {key} | {r[key]:.1f} |")
+    if "search_first_ms" in r:
+        lines.append(f"| first search of a visit, with index download (ms) | {r['search_first_ms']:.0f} |")
     lines += ["", "| ratio | measured | target | holds |", "|---|---|---|---|"]
     lines += [f"| {a} | {b} | {c} | {'yes' if ok else '**no**'} |" for a, b, c, ok in targets(r)]
     return "\n".join(lines)

@@ -13,6 +13,7 @@ FENCED_CODE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
 INLINE_CODE = re.compile(r"`[^`\n]*`")
 DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
 # Same rule as arithmatex: no space just inside the dollars, no escaped dollar.
+STRAY_TEX = re.compile(r"\\[A-Za-z]+")
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])((?:\\.|[^\\$\n])+?)(?<!\s)\$")
 
 
@@ -38,8 +39,24 @@ def card_formulas(card: Card) -> Iterator[tuple[str, str, int | None, bool]]:
         yield "cheatsheet.latex", card.cheatsheet.latex, card.line_of("cheatsheet", "latex"), False
     for i, symbol in enumerate(card.symbols):
         yield "symbols", symbol.symbol, card.line_of("symbols", i, "symbol"), False
+        for match in INLINE_MATH.finditer(symbol.meaning):
+            yield "symbols (meaning)", match.group(1), card.line_of("symbols", i, "meaning"), False
     for latex, line, display in prose_formulas(card):
         yield "prose", latex, line, display
+
+
+def stray_tex(card: Card) -> list[CardError]:
+    """Plain-text fields (summary, symbol meanings) may hold math only inside $...$; a bare
+    \\command would reach the reader as backslash and letters."""
+    fields = [("summary", card.summary, card.line_of("summary"))]
+    fields += [("symbol meaning", s.meaning, card.line_of("symbols", i, "meaning"))
+               for i, s in enumerate(card.symbols)]
+    errors = []
+    for where, text, line in fields:
+        if match := STRAY_TEX.search(INLINE_MATH.sub(" ", text)):
+            errors.append(CardError(card.path, f"{where} has LaTeX outside $...$ (`{match.group(0)}`): "
+                                    "put the formula between dollar signs", line))
+    return errors
 
 
 def check_latex(cards: list[Card], renderer: MathRenderer) -> list[CardError]:
@@ -47,6 +64,7 @@ def check_latex(cards: list[Card], renderer: MathRenderer) -> list[CardError]:
     The SVGs land in the renderer's cache, so the pages reuse them."""
     errors = []
     for card in cards:
+        errors += stray_tex(card)
         for where, latex, line, display in card_formulas(card):
             try:
                 renderer.svg(latex, display)

@@ -101,3 +101,24 @@ def test_prerender_fills_the_cache_in_parallel(tmp_path: Path) -> None:
     assert warm.rendered == 0  # every good formula came from the cache
     with pytest.raises(LatexError):
         warm.svg("\\frac{a}{b")  # a bad one is never stored
+
+
+def test_tex_outside_dollars_in_a_plain_text_field_is_reported_with_its_line(tmp_path: Path) -> None:
+    path, card = write(tmp_path, summary="Uses \\sigma(x) bare.",
+                       symbols=[{"symbol": "x", "meaning": "fine: $\\sigma(x)$"},
+                                {"symbol": "y", "meaning": "from \\mathcal{D}"}])
+    errors = check_latex([card], MathRenderer(tmp_path / "math"))
+    text = path.read_text().splitlines()
+    summary_line = next(i for i, t in enumerate(text, 1) if t.startswith("summary:"))
+    meaning_line = next(i for i, t in enumerate(text, 1) if "from \\mathcal{D}" in t)
+    fix = "put the formula between dollar signs"
+    assert [(e.line, e.message) for e in errors] == [
+        (summary_line, f"summary has LaTeX outside $...$ (`\\sigma`): {fix}"),
+        (meaning_line, f"symbol meaning has LaTeX outside $...$ (`\\mathcal`): {fix}"),
+    ]
+
+
+def test_math_in_a_symbol_meaning_is_checked_like_any_formula(tmp_path: Path) -> None:
+    _, card = write(tmp_path, symbols=[{"symbol": "x", "meaning": "broken $\\frac{a}{b$ here"}])
+    errors = check_latex([card], MathRenderer(tmp_path / "math"))
+    assert len(errors) == 1 and "LaTeX in symbols (meaning) does not typeset" in errors[0].message

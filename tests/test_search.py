@@ -157,3 +157,15 @@ GREEK = [("β", "beta"), ("θ", "theta"), ("σ", "sigma"), ("ε", "epsilon")]
 def test_a_greek_letter_and_its_name_find_the_same_cards(site_engine: Engine, letter: str, name: str) -> None:
     ranked = site_engine.ranked(letter)
     assert ranked and ranked == site_engine.ranked(name) == site_engine.ranked(f"\\{name}")
+
+
+def test_words_that_name_object_properties_are_ordinary_words() -> None:
+    engine = Engine()
+    engine.load({"fields": SEARCH_FIELDS}, [
+        {"location": "cards/js/", "title": "JS",
+         "fields": {"name": "JS", "text": "constructor toString __proto__"}},
+        {"location": "cards/other/", "title": "Other", "fields": {"name": "Other", "text": "hasOwnProperty"}},
+    ])
+    assert engine.ranked("constructor") == ["cards/js/"]
+    assert engine.ranked("proto") == ["cards/js/"]
+    assert engine.ranked("hasownproperty valueof") == ["cards/other/"]

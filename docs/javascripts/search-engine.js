@@ -25,16 +25,15 @@ var EqSearch = (function () {
   var SCRIPT_COMMAND = /([_^])\s*\\([a-z]+)/g;              // w_\theta -> w_theta
   var COMMAND = /\\([a-z]+)/g;
   var SPLIT = /[^a-z0-9_^]+/;
-  var STOP = {"a": 1, "an": 1, "and": 1, "the": 1, "of": 1, "in": 1, "on": 1, "for": 1, "to": 1,
-              "is": 1, "by": 1, "with": 1, "as": 1, "at": 1, "or": 1, "be": 1, "it": 1};
+  var STOP = new Set(["a", "an", "and", "the", "of", "in", "on", "for", "to", "is", "by", "with", "as",
+                      "at", "or", "be", "it"]);
 
   function normalize(text) {
-    var out = "";
-    var decomposed = String(text).replace(/\u1d40/g, "^T ").normalize("NFKD")  // U+1D40 is a superscript T
+    var out = String(text).replace(/\u1d40/g, "^T ").normalize("NFKD")  // U+1D40 is a superscript T
       .replace(/(\S)([\u0302-\u0305])/g, function (m, base, mark) { return ACCENTS[mark] + base; })
-      .replace(/[\u0300-\u036f]/g, "");
-    for (var ch of decomposed) out += TYPED[ch] !== undefined ? TYPED[ch] : ch;
-    out = out.replace(/\s+([_^])/g, "$1");
+      .replace(/[\u0300-\u036f]/g, "")
+      .replace(/[^\x00-\x7f]/g, function (ch) { return TYPED[ch] !== undefined ? TYPED[ch] : ch; })
+      .replace(/\s+([_^])/g, "$1");
     out = out.replace(WRAPPERS, " $1 ").toLowerCase();
     // Run twice: a wrapper may sit inside another (\mathrm{\mathbf{x}}).
     out = out.replace(WRAPPERS, " $1 ");
@@ -58,7 +57,7 @@ var EqSearch = (function () {
     var words = [];
     normalize(text).split(SPLIT).forEach(function (raw) {
       var word = raw.replace(/^[_^]+|[_^]+$/g, "");
-      if (!word || STOP[word]) return;
+      if (!word || STOP.has(word)) return;
       if (/[_^]/.test(word)) {
         words.push(word);
         words.push(word.replace(/[_^]/g, ""));
@@ -72,13 +71,13 @@ var EqSearch = (function () {
 
   // The words of a query: like tokenize, but each word once and in order typed.
   function queryWords(query) {
-    var seen = {};
+    var seen = new Set();
     var words = [];
     normalize(query).split(SPLIT).forEach(function (raw) {
       var word = raw.replace(/^[_^]+|[_^]+$/g, "");
-      if (!word || STOP[word]) return;
+      if (!word || STOP.has(word)) return;
       word = /[_^]/.test(word) ? word : stem(word);
-      if (!seen[word]) { seen[word] = 1; words.push(word); }
+      if (!seen.has(word)) { seen.add(word); words.push(word); }
     });
     return words;
   }
@@ -110,62 +109,65 @@ var EqSearch = (function () {
     return Array.isArray(value) ? value : [value];
   }
 
-  // index = {weights, docs: [{location, title, teaser, names: [[word...]]}], terms: {word: [[doc, weight]]}, idf}
+  // The index: docs [{location, title, teaser, names}], postings Map word -> flat
+  // [doc, weight, doc, weight, ...], idf Map word -> weight. Maps, not objects, so a word
+  // such as "constructor" is just a word.
   function build(data) {
     var weights = (data.config && data.config.fields) || {};
     var docs = [];
-    var postings = {};
+    var postings = new Map();
     data.docs.forEach(function (doc, n) {
       var fields = doc.fields || {};
-      var score = {};
+      var score = new Map();
       Object.keys(weights).forEach(function (field) {
-        var counts = {};
+        var counts = new Map();
         asList(fields[field]).forEach(function (value) {
-          tokenize(value).forEach(function (word) { counts[word] = (counts[word] || 0) + 1; });
+          tokenize(value).forEach(function (word) { counts.set(word, (counts.get(word) || 0) + 1); });
         });
-        Object.keys(counts).forEach(function (word) {
+        counts.forEach(function (count, word) {
           // Saturating term frequency: the tenth mention adds little over the second.
-          var tf = counts[word] / (counts[word] + 1);
-          score[word] = (score[word] || 0) + weights[field] * tf * 2;
+          score.set(word, (score.get(word) || 0) + weights[field] * 2 * count / (count + 1));
         });
       });
-      Object.keys(score).forEach(function (word) {
-        (postings[word] = postings[word] || []).push([n, score[word]]);
+      score.forEach(function (value, word) {
+        var list = postings.get(word);
+        if (!list) postings.set(word, list = []);
+        list.push(n, value);
       });
       var names = [fields.name].concat(asList(fields.alias)).filter(Boolean)
         .map(function (name) { return queryWords(name).join(" "); });
       docs.push({location: doc.location, title: doc.title, teaser: doc.teaser || "", names: names});
     });
-    var idf = {};
-    var total = docs.length;
-    Object.keys(postings).forEach(function (word) {
-      idf[word] = Math.log(1 + (total - postings[word].length + 0.5) / (postings[word].length + 0.5));
+    var idf = new Map();
+    postings.forEach(function (list, word) {
+      var df = list.length / 2;
+      idf.set(word, Math.log(1 + (docs.length - df + 0.5) / (df + 0.5)));
     });
-    return {docs: docs, postings: postings, idf: idf, vocabulary: Object.keys(postings)};
+    return {docs: docs, postings: postings, idf: idf, vocabulary: Array.from(postings.keys())};
   }
 
   // Index words a query word stands for, each with how much it counts: itself, words it
   // begins (when long enough to mean something), and words one or two typos away.
   function expand(index, word, isLast) {
-    var found = {};
-    if (index.postings[word]) found[word] = 1;
+    var found = new Map();
+    var offer = function (term, weight) {
+      if (index.postings.has(term) && !(found.get(term) >= weight)) found.set(term, weight);
+    };
+    offer(word, 1);
     var prefixFrom = isLast ? 1 : 3;
     var typos = word.length >= 8 ? 2 : word.length >= 4 ? 1 : 0;
     if (/[_^]/.test(word)) {
       // A symbol the index spells differently (beta_t against \beta_{t-1}): its parts count a little.
       typos = 0;
-      var joined = word.replace(/[_^]/g, "");
-      if (index.postings[joined]) found[joined] = 0.9;
-      word.split(/[_^]+/).forEach(function (part) {
-        if (part && index.postings[part] && !found[part]) found[part] = 0.3;
-      });
+      offer(word.replace(/[_^]/g, ""), 0.9);
+      word.split(/[_^]+/).forEach(function (part) { if (part) offer(part, 0.3); });
     }
     index.vocabulary.forEach(function (term) {
       if (term === word) return;
       if (word.length >= prefixFrom && term.length > word.length && term.lastIndexOf(word, 0) === 0) {
-        found[term] = Math.max(found[term] || 0, 0.6 * word.length / term.length + 0.2);
+        offer(term, 0.6 * word.length / term.length + 0.2);
       } else if (typos && editDistance(word, term, typos) <= typos) {
-        found[term] = Math.max(found[term] || 0, 0.5);
+        offer(term, 0.5);
       }
     });
     return found;
@@ -180,39 +182,42 @@ var EqSearch = (function () {
   function search(index, query, limit) {
     var words = queryWords(query);
     if (!words.length) return [];
-    var perDoc = {};
+    var perDoc = new Map();  // doc -> {score, hits: Set of query words it matched}
     var resolved = [];  // each word as the index spells it: the best of its matches
     words.forEach(function (word, position) {
       var matches = expand(index, word, position === words.length - 1);
-      resolved.push(Object.keys(matches).sort(function (a, b) {
-        return matches[b] - matches[a] || index.postings[b].length - index.postings[a].length;
-      })[0] || word);
-      var best = {};
-      Object.keys(matches).forEach(function (term) {
-        var weight = matches[term] * index.idf[term];
-        index.postings[term].forEach(function (posting) {
-          var value = weight * posting[1];
-          if (!best[posting[0]] || best[posting[0]] < value) best[posting[0]] = value;
-        });
+      var ranked = Array.from(matches.keys()).sort(function (a, b) {
+        return matches.get(b) - matches.get(a) || index.postings.get(b).length - index.postings.get(a).length;
       });
-      Object.keys(best).forEach(function (doc) {
-        var entry = perDoc[doc] = perDoc[doc] || {score: 0, hits: {}};
-        entry.score += best[doc];
-        entry.hits[word] = true;
+      resolved.push(ranked.length ? ranked[0] : word);
+      var best = new Map();
+      matches.forEach(function (strength, term) {
+        var weight = strength * index.idf.get(term);
+        var list = index.postings.get(term);
+        for (var i = 0; i < list.length; i += 2) {
+          var value = weight * list[i + 1];
+          if (!(best.get(list[i]) >= value)) best.set(list[i], value);
+        }
+      });
+      best.forEach(function (value, doc) {
+        var entry = perDoc.get(doc);
+        if (!entry) perDoc.set(doc, entry = {score: 0, hits: new Set()});
+        entry.score += value;
+        entry.hits.add(word);
       });
     });
     var phrase = resolved.join(" ");
-    var results = Object.keys(perDoc).map(function (n) {
+    var results = [];
+    perDoc.forEach(function (entry, n) {
       var doc = index.docs[n];
-      var entry = perDoc[n];
-      var covered = Object.keys(entry.hits).length / words.length;
+      var covered = entry.hits.size / words.length;
       var score = entry.score * covered * covered;
       // The query is the card's name or one of its aliases: that card is what was meant.
       if (doc.names.indexOf(phrase) >= 0) score *= 3;
       else if (doc.names.some(function (name) { return name.lastIndexOf(phrase, 0) === 0; })) score *= 1.5;
-      var terms = {};
-      words.forEach(function (word) { terms[word] = !!entry.hits[word]; });
-      return {location: doc.location, title: doc.title, teaser: doc.teaser, score: score, terms: terms};
+      var terms = Object.create(null);
+      words.forEach(function (word) { terms[word] = entry.hits.has(word); });
+      results.push({location: doc.location, title: doc.title, teaser: doc.teaser, score: score, terms: terms});
     });
     results.sort(function (a, b) { return b.score - a.score || (a.location < b.location ? -1 : 1); });
     if (results.length) {

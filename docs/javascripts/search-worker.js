@@ -1,9 +1,8 @@
 // The search worker the theme talks to (its message protocol: SETUP -> READY, QUERY -> RESULT),
 // answering from our own ranking in search-engine.js instead of lunr.
 //
-// The theme posts SETUP on every page load; the documents are fetched only when the first
-// query arrives (the theme sends one as soon as the search box gets focus), so a visit that
-// never searches never downloads them.
+// The theme posts SETUP, then an empty query, on every page load; the documents are fetched
+// only when the first real query arrives, so a visit that never searches never downloads them.
 importScripts("search-engine.js");
 
 var SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
@@ -42,8 +41,10 @@ addEventListener("message", function (event) {
     postMessage({type: READY});
   } else if (message.type === QUERY) {
     var query = message.data;
-    queue = queue.then(load).then(function (built) {
-      postMessage({type: RESULT, data: {items: EqSearch.search(built, query).map(item)}});
+    queue = queue.then(function () {
+      return query.trim() ? load().then(function (built) { return EqSearch.search(built, query); }) : [];
+    }).then(function (results) {
+      postMessage({type: RESULT, data: {items: results.map(item)}});
     }).catch(function (error) {
       console.warn(error);
       index = null;  // try again on the next query

@@ -107,9 +107,10 @@ def project(tmp_path: Path) -> Project:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real site, built once per test session from the real cards."""
+    """The real site, built once per test session from the real cards. Every snippet that is not
+    served from the cache runs twice and must give the same result (all of them on a fresh clone)."""
     out = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "EQCARDS_CHECK_DETERMINISM": "1"}
     result = subprocess.run([str(MKDOCS), "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
                             env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr

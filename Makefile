@@ -14,7 +14,13 @@ $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(BIN)/python -c 'import site, os; open(os.path.join(site.getsitepackages()[0], "eqcards-project.pth"), "w").write(os.getcwd() + "\n")'
 	touch $(STAMP)
 
-venv: $(STAMP)
+# Node tools for the tests (axe-core), pinned exactly by package-lock.json; installed once.
+NODE_STAMP := node_modules/.installed-stamp
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund
+	touch $(NODE_STAMP)
+
+venv: $(STAMP) $(NODE_STAMP)
 
 build: $(STAMP)
 	$(BIN)/mkdocs build --strict
@@ -25,7 +31,7 @@ serve: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check eqcards overrides scripts snippets tests
 
-test: lint
+test: lint $(NODE_STAMP)
 	$(BIN)/pytest -q
 
 BENCH_STAMP := $(VENV)/.bench-stamp

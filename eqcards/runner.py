@@ -5,9 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -19,6 +16,7 @@ from typing import Any
 
 from .cache import ResultCache
 from .determinism import run_twice
+from .forkserver import ForkServer, preload_modules
 from .snippet_key import snippet_key
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -115,8 +113,11 @@ def run_snippets(jobs: Iterable[SnippetJob], snippets_dir: Path, cache: ResultCa
         unique.setdefault(key or f"missing:{job.card_id}", job)
     workers = workers or os.cpu_count() or 1
     outcomes: dict[str, SnippetResult] = {}
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(unique) or 1))) as pool:
-        run = partial(run_twice, run_snippet) if check_determinism else run_snippet
+    # One server per build, started only if something runs; children are forked from it.
+    with snippet_server(snippets_dir, unique.values()) as server, \
+            ThreadPoolExecutor(max_workers=max(1, min(workers, len(unique) or 1))) as pool:
+        one_run = partial(run_snippet, server=server)
+        run = partial(run_twice, one_run) if check_determinism else one_run
         futures = {pool.submit(run, job, snippets_dir): key for key, job in unique.items()}
         for future in as_completed(futures):
             key, outcome = futures[future], future.result()
@@ -137,26 +138,21 @@ def run_snippets(jobs: Iterable[SnippetJob], snippets_dir: Path, cache: ResultCa
     return report
 
 
-def run_snippet(job: SnippetJob, snippets_dir: Path) -> SnippetResult:
-    """Run one snippet in a fresh child process inside a temporary working directory."""
+def run_snippet(job: SnippetJob, snippets_dir: Path, server: ForkServer | None = None) -> SnippetResult:
+    """Run one snippet in a fresh child process inside a temporary working directory.
+
+    The child is forked from `server` (see eqcards.forkserver), already holding numpy, scipy
+    and matplotlib; without one, a server is started for this snippet alone."""
     if not job.snippet_path.is_file():
         return SnippetResult(job, ok=False, error=f"snippet file {job.snippet_path} does not exist")
-    env = {**os.environ, **SNIPPET_ENV}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
     started = time.perf_counter()
+    if server is None:
+        with snippet_server(snippets_dir, [job]) as own:
+            return replace(run_snippet(job, snippets_dir, own), duration=time.perf_counter() - started)
     with tempfile.TemporaryDirectory(prefix="eqcards-run-") as workdir, \
             tempfile.TemporaryDirectory(prefix="eqcards-out-") as outdir:
         result_path = Path(outdir) / "result.json"
-        command = [sys.executable, "-m", "eqcards.worker", str(job.snippet_path.resolve()),
-                   str(snippets_dir.resolve()), str(result_path), str(job.timeout)]
-        child = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                 start_new_session=True)
-        try:
-            raw_output, _ = child.communicate(timeout=job.timeout + GRACE_SECONDS)
-        except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            raw_output, _ = child.communicate()
+        ended = server.run(job.snippet_path, Path(workdir), Path(outdir), job.timeout, GRACE_SECONDS)
         duration = time.perf_counter() - started
         if result_path.is_file():
             data = json.loads(result_path.read_text(encoding="utf-8"))
@@ -166,15 +162,26 @@ def run_snippet(job: SnippetJob, snippets_dir: Path) -> SnippetResult:
                                  traceback=data.get("traceback", ""))
         hang = result_path.with_suffix(".hang")
         hang_text = hang.read_text(errors="replace") if hang.is_file() else ""
-        if "Timeout" in hang_text or duration >= job.timeout:
+        if "Timeout" in hang_text or ended.killed or duration >= job.timeout:
             return SnippetResult(job, ok=False, duration=duration,
                                  line=_innermost_line(hang_text, job.snippet_path),
                                  error=f"timed out after {job.timeout} s (set `timeout:` in the card "
                                        "if it really needs longer)")
-        tail = raw_output.decode(errors="replace")[-2000:]
+        log = Path(outdir) / "output.log"
+        tail = log.read_text(errors="replace")[-2000:] if log.is_file() else ""
+        if ended.exit_code is None:
+            return SnippetResult(job, ok=False, duration=duration, error=f"{ended.problem}\n{tail}")
         return SnippetResult(job, ok=False, duration=duration,
-                             error=f"the snippet process died (exit code {child.returncode}) "
+                             error=f"the snippet process died (exit code {ended.exit_code}) "
                                    f"without a result\n{tail}")
+
+
+def snippet_server(snippets_dir: Path, jobs: Iterable[SnippetJob]) -> ForkServer:
+    """A (not yet started) fork server for these jobs: the snippet environment, and their imports
+    of numpy, scipy and matplotlib loaded up front."""
+    env = {**os.environ, **SNIPPET_ENV}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
+    return ForkServer(snippets_dir, env, preload_modules(j.snippet_path for j in jobs))
 
 
 def _innermost_line(dump: str, snippet: Path) -> int | None:

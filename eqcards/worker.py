@@ -1,8 +1,9 @@
 """Run one snippet inside this process and write its result as JSON (the runner's child side).
 
-Usage: python -m eqcards.worker SNIPPET SNIPPETS_DIR RESULT_JSON TIMEOUT_SECONDS
-The parent sets the environment (Agg backend, one BLAS thread, fixed hash seed) and the
-working directory (a fresh temporary folder) before starting us.
+The build calls run() in a child forked from the snippet server (eqcards.forkserver). By hand:
+python -m eqcards.worker SNIPPET SNIPPETS_DIR RESULT_JSON TIMEOUT_SECONDS, with the environment
+(Agg backend, one BLAS thread, fixed hash seed) and the working directory (a fresh temporary
+folder) set as the runner sets them.
 """
 
 from __future__ import annotations

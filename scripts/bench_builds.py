@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from eqcards.config import Settings
-from eqcards.runner import run_snippet
+from eqcards.runner import run_snippet, snippet_server
 from eqcards.site import CardSite
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,10 +50,13 @@ def median_build(root: Path, site: Path, repeats: int, **env: str) -> float:
 
 
 def snippets_alone(root: Path) -> tuple[float, int]:
-    """Sum of every snippet's own run time, each run by itself (nothing else running)."""
+    """Sum of every snippet's own run time, each run by itself (nothing else running), forked
+    from one snippet server that has finished starting, as a build runs them."""
     site = CardSite.load(Settings.for_project(root))
     jobs = list({j.snippet_path: j for j in site.jobs()}.values())
-    total = sum(run_snippet(job, site.settings.snippets_dir).duration for job in jobs)
+    with snippet_server(site.settings.snippets_dir, jobs) as server:
+        server.wait_ready()
+        total = sum(run_snippet(job, site.settings.snippets_dir, server).duration for job in jobs)
     return total, len(jobs)
 
 

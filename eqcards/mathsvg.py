@@ -9,6 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .cache import ResultCache
+from .svgflat import Unflattenable, flatten
 
 ERROR_ATTRIBUTE = re.compile(r'data-mjx-error="([^"]*)"')
 MACRO = re.compile(r"\\([A-Za-z]+)")
@@ -17,7 +18,7 @@ GLYPH_ID = re.compile(r"MJX-\d+-")
 # double the size of each formula. (An error is detected before they are dropped.)
 ANNOTATION = re.compile(r' data-(?:latex|mml-node|c|latex-item|semantic-[a-z-]+)="[^"]*"')
 # Bump when the post-processing below changes, so cached SVGs are made again.
-SVG_FORMAT = "2"
+SVG_FORMAT = "3"
 DEFS = re.compile(r"<defs>(.*?)</defs>", re.S)
 GLYPH_PATH = re.compile(r'<path id="MJX-[0-9a-f]+-([^"]+)" d="([^"]*)"\s*/?>(?:</path>)?')
 GLYPH_REF = re.compile(r'(xlink:href|href)="#MJX-[0-9a-f]+-([^"]+)"')
@@ -66,7 +67,10 @@ class MathRenderer:
             raise LatexError("undefined control sequence " + ", ".join("\\" + m for m in unknown))
         # Glyph ids are numbered per render; make them unique per formula so a page stays valid.
         svg = ANNOTATION.sub("", GLYPH_ID.sub(f"MJX-{key[:10]}-", svg))
-        svg = svg.replace('role="img" focusable="false"', 'aria-hidden="true" focusable="false"', 1)
+        try:
+            svg = flatten(svg)  # one path per formula: far less for the browser to parse
+        except Unflattenable:  # kept as MathJax drew it; its glyphs are shared per page
+            svg = svg.replace('role="img" focusable="false"', 'aria-hidden="true" focusable="false"', 1)
         self.rendered += 1
         if self.cache is not None:
             self.cache.put(key, {"svg": svg})
@@ -85,8 +89,8 @@ class MathRenderer:
 def share_glyphs(page_html: str) -> str:
     """Move every formula's glyph outlines into one block of shared definitions per page.
 
-    MathJax gives each formula its own copy of every glyph it draws; a page with a hundred
-    formulas would carry the same outlines a hundred times. The outlines depend only on the
+    Only formulas that svgflat could not flatten still have glyph definitions. MathJax gives
+    each such formula its own copy of every glyph it draws; the outlines depend only on the
     glyph, so one copy per page, referenced by all formulas, draws the same picture."""
     glyphs: dict[str, str] = {}
 

@@ -40,7 +40,8 @@ def write_bare_pages(site: Path, page: str, browser: Browser, base: str) -> tupl
     tab.goto(base + page)
     formulas = tab.evaluate("""() => [...document.querySelectorAll('.eqc-math')].map(m =>
         [m.dataset.tex, m.closest('div.arithmatex') !== null])""")
-    ours = tab.evaluate("""() => [document.querySelector('.eqc-glyphs').outerHTML,
+    # Shared glyphs exist only when some formula could not be flattened (eqcards/svgflat.py).
+    ours = tab.evaluate("""() => [document.querySelector('.eqc-glyphs')?.outerHTML ?? '',
         ...[...document.querySelectorAll('.arithmatex')].map(a => a.outerHTML)].join('\\n')""")
     tab.close()
     parts = [f"<div>\\[{html.escape(t)}\\]</div>" if display else f"<p>\\({html.escape(t)}\\)</p>"

@@ -78,12 +78,13 @@ class MathRenderer:
 
     def markup(self, latex: str, display: bool) -> str:
         """The HTML that replaces one formula: the SVG, labelled with its TeX for screen readers
-        and for copying, plus the TeX as text that search indexes but the page does not show."""
+        and for copying, plus the TeX as text that search indexes but the page does not show
+        (`hidden` in the markup itself, so no browser ever lays it out, stylesheet or not)."""
         svg = self.svg(latex, display)
         tex = html.escape(latex, quote=True)
         delimited = f"\\[{tex}\\]" if display else f"\\({tex}\\)"
         return (f'<span class="eqc-math" role="img" aria-label="{tex}" data-tex="{tex}">{svg}</span>'
-                f'<span class="eqc-tex">{delimited}</span>')
+                f'<span class="eqc-tex" hidden>{delimited}</span>')
 
 
 def share_glyphs(page_html: str) -> str:

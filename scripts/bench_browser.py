@@ -34,7 +34,7 @@ def write_bare_pages(site: Path, page: str, browser: Browser, base: str) -> tupl
     import mathjax  # django-static-mathjax: MathJax 3.2.2's es5 tree
 
     target = site / "_control"
-    if not target.exists():
+    if not (target / "mathjax").exists():
         shutil.copytree(Path(mathjax.__file__).parent / "static" / "mathjax" / "es5", target / "mathjax")
     tab = browser.new_page()
     tab.goto(base + page)
@@ -65,9 +65,16 @@ def median_ms(browser: Browser, url: str, ready: str, measure: str, repeats: int
     return statistics.median(samples)
 
 
-def time_to_math(browser: Browser, url: str) -> float:
-    """Milliseconds from navigation start until every formula on a bare page is typeset."""
-    return median_ms(browser, url, "() => window.__typeset !== undefined", "() => window.__typeset")
+def time_to_math(browser: Browser, urls: dict[str, str], repeats: int = 9) -> dict[str, float]:
+    """Milliseconds from navigation start until every formula on each bare page is typeset:
+    the median of fresh visits taken in turns (ours, control, ours, ...), so that a change in
+    the machine's load between samples reaches every page alike."""
+    samples: dict[str, list[float]] = {label: [] for label in urls}
+    for _ in range(repeats):
+        for label, url in urls.items():
+            samples[label].append(median_ms(browser, url, "() => window.__typeset !== undefined",
+                                            "() => window.__typeset", repeats=1))
+    return {label: statistics.median(values) for label, values in samples.items()}
 
 
 def time_to_content_loaded(browser: Browser, url: str) -> float:
@@ -127,10 +134,16 @@ def browser_metrics(site: Path, card: str) -> dict[str, float]:
     with serve(site) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         out: dict[str, float] = {}
+        # The floor: a bare page with no formula at all, the browser's own cost of a visit.
+        (site / "_control").mkdir(exist_ok=True)
+        (site / "_control" / "empty.html").write_text(OURS_PAGE.format(body=""), encoding="utf-8")
         for label, page in (("cheatsheet", "cheatsheet/"), ("card", f"cards/{card}/")):
             ours, control = write_bare_pages(site, page, browser, base)
-            out[f"math_ms_{label}"] = time_to_math(browser, base + ours)
-            out[f"math_ms_{label}_control"] = time_to_math(browser, base + control)
+            times = time_to_math(browser, {"ours": base + ours, "control": base + control,
+                                           "empty": base + "_control/empty.html"})
+            out[f"math_ms_{label}"] = times["ours"]
+            out[f"math_ms_{label}_control"] = times["control"]
+            out[f"math_ms_{label}_empty"] = times["empty"]
             out[f"page_dcl_ms_{label}"] = time_to_content_loaded(browser, base + page)
             out[f"gzip_kb_{label}"] = first_visit_gzip(browser, base + page) / 1024
         out["search_first_ms"], out["search_ms"] = search_latency(browser, base)

@@ -16,7 +16,7 @@ from typing import Any
 
 from .cache import ResultCache
 from .determinism import run_twice
-from .forkserver import ForkServer, preload_modules
+from .forkclient import ForkServer, preload_modules
 from .snippet_key import snippet_key
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import GOOD_SNIPPET, ROOT
 
-from eqcards.forkserver import ForkServer, preload_modules
+from eqcards.forkclient import ForkServer, preload_modules
 from eqcards.runner import (
     GRACE_SECONDS,
     PACKAGE_ROOT,

@@ -190,3 +190,27 @@ def test_a_build_killed_mid_run_leaves_a_usable_cache(project: Project) -> None:
     assert ran + cached == 4 and cached >= len(stored)
     page = project.root / "site" / "cards" / "toy-3" / "index.html"
     assert "Verified: 1 check passed" in page.read_text()
+
+
+def test_a_build_killed_while_typesetting_leaves_a_usable_cache(project: Project, tmp_path: Path) -> None:
+    formulas = " ".join(f"$a_{{{i}}} + b^{{{i}}}$" for i in range(400))
+    project.add_card("toy-entropy", body=f"Many formulas: {formulas}\n")
+    math = project.cache.parent / "math"
+    child = subprocess.Popen([str(MKDOCS), "build", "--strict"], cwd=project.root, start_new_session=True,
+                             env={**os.environ, "EQCARDS_CACHE_DIR": str(project.cache),
+                                  "NO_MKDOCS_2_WARNING": "1"},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while len(list(math.rglob("[0-9a-f]*.json"))) < 20 and time.monotonic() < deadline:
+        time.sleep(0.02)  # kill once some formulas are stored and most are not
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    stored = len(list(math.rglob("[0-9a-f]*.json")))
+    assert 20 <= stored < 400, stored
+    assert project.build().returncode == 0
+    # The page built from the interrupted cache is the page a clean cache gives.
+    resumed = (project.root / "site" / "cards" / "toy-entropy" / "index.html").read_bytes()
+    clean = project.build("--site-dir", str(tmp_path / "clean"),
+                          env={"EQCARDS_CACHE_DIR": str(tmp_path / "fresh" / "snippets")})
+    assert clean.returncode == 0, clean.stderr
+    assert resumed == (tmp_path / "clean" / "cards" / "toy-entropy" / "index.html").read_bytes()

@@ -17,7 +17,15 @@ import time
 from pathlib import Path
 
 from bench_browser import browser_metrics
-from bench_builds import anchor, build, copy_project, median_build, snippets_alone, synthesize_cards
+from bench_builds import (
+    anchor,
+    build,
+    copy_project,
+    formulas_alone,
+    median_build,
+    snippets_alone,
+    synthesize_cards,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SYNTHETIC_CARDS = 2000
@@ -36,8 +44,8 @@ def run(quick: bool) -> dict:
         site = Path(scratch) / "site"
         cache = {"EQCARDS_CACHE_DIR": str(work / ".cache" / "snippets")}
 
-        progress(1, steps, "cold build (empty cache)")
-        results["cold"], (ran, _, _) = build(work, site, **cache)
+        progress(1, steps, "cold build (every cache empty: snippet results and typeset formulas)")
+        results["cold_all"], (ran, _, _) = build(work, site, **cache)
         results["cards_ran_cold"] = ran
         progress(2, steps, "warm builds")
         results["warm"] = median_build(work, site, 3, **cache)
@@ -48,10 +56,17 @@ def run(quick: bool) -> dict:
         edited.write_text(edited.read_text() + "\n# benchmark edit\n")
         results["one_edit"], (one_ran, _, _) = build(work, site, **cache)
         results["one_edit_ran"] = one_ran
-        progress(5, steps, "every snippet alone, one at a time")
+        progress(5, steps, "every snippet alone; a build with the formulas cached; every formula alone")
         alone, jobs = snippets_alone(work)
         results["snippets_alone_sum"] = alone
         results["limit"] = results["baseline"] + alone / cores
+        # `cold` against `limit` on the same footing: the baseline has its formulas typeset
+        # already, so `cold` empties the snippet results only. With the formulas to typeset
+        # too (`cold_all`), the floor adds their typesetting, one by one, over the cores.
+        shutil.rmtree(work / ".cache" / "snippets")
+        results["cold"], (ran, _, _) = build(work, site, **cache)
+        results["math_alone_sum"], results["formulas"] = formulas_alone(work)
+        results["limit_all"] = results["limit"] + results["math_alone_sum"] / cores
         progress(6, steps, "browser: math, transfer size, search")
         build(work, site, **cache)
         results.update(browser_metrics(site, card="kl-divergence"))
@@ -81,7 +96,10 @@ def targets(r: dict) -> list[tuple[str, str, str, bool]]:
     """(what, measured, target, holds) rows."""
     rows = [
         ("warm / baseline", f"{r['warm'] / r['baseline']:.2f}", "<= 1.15", r["warm"] <= 1.15 * r["baseline"]),
-        ("cold / limit", f"{r['cold'] / r['limit']:.2f}", "<= 1.30", r["cold"] <= 1.3 * r["limit"]),
+        ("cold / limit (snippet results empty)", f"{r['cold'] / r['limit']:.2f}", "<= 1.30",
+         r["cold"] <= 1.3 * r["limit"]),
+        ("cold_all / limit_all (formulas too)", f"{r['cold_all'] / r['limit_all']:.2f}", "<= 1.30",
+         r["cold_all"] <= 1.3 * r["limit_all"]),
         ("one_edit re-runs", f"{r['one_edit_ran']} snippet(s)", "exactly 1", r["one_edit_ran"] == 1),
     ]
     for page in ("cheatsheet", "card"):
@@ -106,7 +124,8 @@ def targets(r: dict) -> list[tuple[str, str, str, bool]]:
 
 def table(r: dict) -> str:
     lines = ["| measure | seconds |", "|---|---|"]
-    for key in ("baseline", "warm", "cold", "one_edit", "limit", "anchor", "anchor_no_execute",
+    for key in ("baseline", "warm", "cold", "limit", "cold_all", "limit_all", "one_edit", "anchor",
+                "anchor_no_execute",
                 "ours_sample_cold", "baseline_synthetic", "warm_synthetic"):
         if key in r:
             lines.append(f"| {key} | {r[key]:.1f} |")

@@ -60,6 +60,24 @@ def snippets_alone(root: Path) -> tuple[float, int]:
     return total, len(jobs)
 
 
+def formulas_alone(root: Path) -> tuple[float, int]:
+    """Seconds to typeset every card formula one after another in one process, from an empty
+    cache (MathJax's own start-up included once), and how many formulas that was."""
+    import tempfile
+
+    from eqcards.latex import page_formulas
+    from eqcards.mathsvg import MathRenderer
+
+    site = CardSite.load(Settings.for_project(root))
+    formulas = list(dict.fromkeys(f for card in site.cards for f in page_formulas(card)))
+    with tempfile.TemporaryDirectory() as empty:
+        started = time.perf_counter()
+        renderer = MathRenderer(Path(empty))
+        for latex, display in formulas:
+            renderer.svg(latex, display)
+        return time.perf_counter() - started, len(formulas)
+
+
 def synthesize_cards(root: Path, count: int) -> int:
     """Clone real cards under new ids until there are `count`; clones reuse the originals'
     snippets, so their results come from the cache and only page work is measured."""

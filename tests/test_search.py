@@ -169,3 +169,19 @@ def test_words_that_name_object_properties_are_ordinary_words() -> None:
     assert engine.ranked("constructor") == ["cards/js/"]
     assert engine.ranked("proto") == ["cards/js/"]
     assert engine.ranked("hasownproperty valueof") == ["cards/other/"]
+
+
+BARE_SYMBOLS = {"β": "\\beta", "η": "\\eta", "τ": "\\tau", "σ": "\\sigma", "μ": "\\mu", "λ": "\\lambda",
+                "ε": "\\epsilon", "γ": "\\gamma", "d_k": "d_k", "x_0": "x_0"}
+
+
+@pytest.mark.parametrize("typed", BARE_SYMBOLS)
+def test_a_bare_symbol_finds_a_card_that_defines_it_first(site_engine: Engine, typed: str) -> None:
+    from eqcards.cards import parse_card
+
+    top = site_engine.ranked(typed)[0]
+    assert top.startswith("cards/"), top
+    card = parse_card(ROOT / "docs" / "cards" / f"{top.split('/')[1]}.md")
+    # Search ignores case, as people type it: σ finds a card's Σ as well.
+    spellings = {s.symbol.replace(" ", "").replace("\\varepsilon", "\\epsilon").lower() for s in card.symbols}
+    assert BARE_SYMBOLS[typed] in spellings, (typed, top, sorted(spellings))

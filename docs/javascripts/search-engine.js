@@ -134,9 +134,10 @@ var EqSearch = (function () {
         if (!list) postings.set(word, list = []);
         list.push(n, value);
       });
-      var names = [fields.name].concat(asList(fields.alias)).filter(Boolean)
-        .map(function (name) { return queryWords(name).join(" "); });
-      docs.push({location: doc.location, title: doc.title, teaser: doc.teaser || "", names: names});
+      var spell = function (text) { return queryWords(text).join(" "); };
+      docs.push({location: doc.location, title: doc.title, teaser: doc.teaser || "",
+                 names: [fields.name].concat(asList(fields.alias)).filter(Boolean).map(spell),
+                 symbols: asList(fields.symbol).map(spell)});
     });
     var idf = new Map();
     postings.forEach(function (list, word) {
@@ -215,6 +216,8 @@ var EqSearch = (function () {
       // The query is the card's name or one of its aliases: that card is what was meant.
       if (doc.names.indexOf(phrase) >= 0) score *= 3;
       else if (doc.names.some(function (name) { return name.lastIndexOf(phrase, 0) === 0; })) score *= 1.5;
+      // The query is a whole symbol the card defines (β, d_k): the card's own notation.
+      if (doc.symbols.indexOf(phrase) >= 0) score *= 2;
       var terms = Object.create(null);
       words.forEach(function (word) { terms[word] = entry.hits.has(word); });
       results.push({location: doc.location, title: doc.title, teaser: doc.teaser, score: score, terms: terms});

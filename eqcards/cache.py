@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,20 @@ class ResultCache:
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+
+    def sweep(self, older_than: float = 3600.0) -> int:
+        """Delete temporary files that a killed build left behind; returns how many. Only old
+        ones: a fresh one may belong to a build that is writing right now (`mkdocs serve`)."""
+        removed = 0
+        cutoff = time.time() - older_than
+        for tmp in self.directory.glob("*/.tmp-*"):
+            try:
+                if tmp.stat().st_mtime < cutoff:
+                    tmp.unlink()
+                    removed += 1
+            except OSError:
+                continue  # gone already, or not ours to remove
+        return removed
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"

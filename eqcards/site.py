@@ -73,6 +73,8 @@ class CardSite:
     def run(self) -> RunReport:
         """Run (or fetch from the cache) every snippet."""
         cache = ResultCache(self.settings.cache_dir)
+        cache.sweep()
+        ResultCache(self.settings.math_cache).sweep()
         self.report = run_snippets(self.jobs(), self.settings.snippets_dir, cache, self.settings.workers,
                                    check_determinism=self.settings.check_determinism)
         return self.report

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -130,6 +132,19 @@ def test_corrupted_cache_entry_is_rerun_not_served(snippets: Path, tmp_path: Pat
     assert cache.get(key) is None
     report = run_snippets([good], snippets, cache)
     assert report.ran == 1 and "PASS" in report.results["good"].stdout
+
+
+def test_sweep_removes_only_old_temporaries_left_by_a_killed_build(tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path / "cache")
+    cache.put("ab" + "0" * 62, {"stdout": "kept"})
+    folder = tmp_path / "cache" / "ab"
+    old, fresh = folder / ".tmp-old.json", folder / ".tmp-fresh.json"
+    old.write_text("{half")
+    fresh.write_text("{half")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    assert cache.sweep() == 1
+    assert sorted(p.name for p in folder.iterdir()) == [".tmp-fresh.json", "ab" + "0" * 62 + ".json"]
+    assert cache.get("ab" + "0" * 62) == {"stdout": "kept"}
 
 
 def test_cards_sharing_a_snippet_share_one_run(snippets: Path, tmp_path: Path) -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from eqcards.runner import SnippetJob
+
 pytest_plugins = ["browser_fixtures"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,3 +117,20 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
                             env=env, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     return out
+
+
+@pytest.fixture
+def snippets(tmp_path: Path) -> Path:
+    """A snippets folder holding only the shared helpers, for runner tests."""
+    folder = tmp_path / "snippets"
+    folder.mkdir()
+    for helper in ("cardcheck.py", "cardplot.py"):
+        shutil.copy(ROOT / "snippets" / helper, folder / helper)
+    return folder
+
+
+def job(snippets: Path, name: str, source: str, timeout: int = 30) -> SnippetJob:
+    """Write `source` as snippet `name` and the job that runs it for a card of the same name."""
+    path = snippets / f"{name}.py"
+    path.write_text(source, encoding="utf-8")
+    return SnippetJob(name, snippets.parent / "cards" / f"{name}.md", path, timeout)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -13,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import GOOD_SNIPPET, ROOT
+from conftest import GOOD_SNIPPET, job
 
 from eqcards.forkclient import ForkServer, preload_modules
 from eqcards.runner import (
@@ -21,7 +20,6 @@ from eqcards.runner import (
     PACKAGE_ROOT,
     SNIPPET_ENV,
     RunReport,
-    SnippetJob,
     run_snippet,
     run_snippets,
     snippet_server,
@@ -29,25 +27,10 @@ from eqcards.runner import (
 
 
 @pytest.fixture
-def snippets(tmp_path: Path) -> Path:
-    folder = tmp_path / "snippets"
-    folder.mkdir()
-    for helper in ("cardcheck.py", "cardplot.py"):
-        shutil.copy(ROOT / "snippets" / helper, folder / helper)
-    return folder
-
-
-@pytest.fixture
 def server(snippets: Path) -> Iterator[ForkServer]:
     with snippet_server(snippets, []) as running:
         running.wait_ready()
         yield running
-
-
-def job(snippets: Path, name: str, source: str, timeout: int = 30) -> SnippetJob:
-    path = snippets / f"{name}.py"
-    path.write_text(source, encoding="utf-8")
-    return SnippetJob(name, snippets.parent / "cards" / f"{name}.md", path, timeout)
 
 
 def alive(pid: int) -> bool:

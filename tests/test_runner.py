@@ -3,33 +3,16 @@
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-from conftest import GOOD_SNIPPET, ROOT, snapshot
+from conftest import GOOD_SNIPPET, job, snapshot
 
 from eqcards.cache import ResultCache
 from eqcards.determinism import first_difference, run_twice
 from eqcards.runner import SnippetJob, SnippetResult, run_snippet, run_snippets
 from eqcards.snippet_key import snippet_key
-
-
-@pytest.fixture
-def snippets(tmp_path: Path) -> Path:
-    folder = tmp_path / "snippets"
-    folder.mkdir()
-    for helper in ("cardcheck.py", "cardplot.py"):
-        shutil.copy(ROOT / "snippets" / helper, folder / helper)
-    return folder
-
-
-def job(snippets: Path, name: str, source: str, timeout: int = 30) -> SnippetJob:
-    path = snippets / f"{name}.py"
-    path.write_text(source, encoding="utf-8")
-    return SnippetJob(name, snippets.parent / "cards" / f"{name}.md", path, timeout)
 
 
 def test_success_records_checks_output_and_figures(snippets: Path) -> None:

@@ -58,6 +58,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("H(P, Q)", "cross-entropy"),
     ("ᾱ_t", "ddpm-alpha-bar"),
     ("alpha bar", "ddpm-alpha-bar"),
+    # β alone is the KL weight of RLHF and DPO here; several cards define it, this one first.
+    ("β", "dpo-implied-reward"),
+    ("beta", "dpo-implied-reward"),
     ("β_t", "ddpm-forward-step"),
     ("beta_t", "ddpm-forward-step"),
     ("β_2", "adam"),

@@ -31,6 +31,7 @@ SEARCH_FIELDS: dict[str, float] = {
 # Pages that only repeat the cards' content in another arrangement: findable by their title,
 # but their text would outrank the cards it repeats.
 TITLE_ONLY = ("cheatsheet/", "symbols/")
+DOCUMENTS_FILE = "documents.json"  # beside search_index.json; the worker fetches it on demand
 TEXT_LIMIT = 4000  # characters of prose indexed per page; a teaser, not the whole page
 TAG = re.compile(r"<[^>]+>")
 
@@ -88,9 +89,6 @@ def build_documents(entries: Iterable[dict[str, Any]], cards: dict[str, Card],
     return documents
 
 
-DOCUMENTS_FILE = "documents.json"
-
-
 def rewrite_index(index_path: Path, cards: Iterable[Card], topics: dict[str, Topic]) -> None:
     """Replace the theme's lunr index with ours, in place.
 
@@ -100,12 +98,10 @@ def rewrite_index(index_path: Path, cards: Iterable[Card], topics: dict[str, Top
     theme_index = json.loads(index_path.read_text(encoding="utf-8"))
     by_location = {card.url: card for card in cards}
     documents = build_documents(theme_index["docs"], by_location, topics)
-    _write_json(index_path.with_name(DOCUMENTS_FILE), documents)
-    _write_json(index_path, {"config": {"fields": SEARCH_FIELDS, "documents": DOCUMENTS_FILE},
-                             "docs": []})
+    index_path.with_name(DOCUMENTS_FILE).write_text(_json(documents), encoding="utf-8")
+    index_path.write_text(_json({"config": {"fields": SEARCH_FIELDS, "documents": DOCUMENTS_FILE},
+                                 "docs": []}), encoding="utf-8")
 
 
-def _write_json(path: Path, value: Any) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-    tmp.replace(path)
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -51,35 +51,38 @@ var EqSearch = (function () {
     return word;
   }
 
-  // Words in order; a symbol like d_k or qk^t is kept whole and also yields its parts, so
-  // "d_k", "dk" and "d k" all find it.
-  function tokenize(text) {
-    var words = [];
+  var COMPOUND = /[_^]/;
+
+  // The words of a text in order, stop words dropped; a word is stemmed unless it is a symbol
+  // with a sub- or superscript (d_k, qk^t), which is kept as written.
+  function words(text) {
+    var out = [];
     normalize(text).split(SPLIT).forEach(function (raw) {
       var word = raw.replace(/^[_^]+|[_^]+$/g, "");
-      if (!word || STOP.has(word)) return;
-      if (/[_^]/.test(word)) {
-        words.push(word);
-        words.push(word.replace(/[_^]/g, ""));
-        word.split(/[_^]+/).forEach(function (part) { if (part) words.push(part); });
-      } else {
-        words.push(stem(word));
-      }
+      if (word && !STOP.has(word)) out.push(COMPOUND.test(word) ? word : stem(word));
     });
-    return words;
+    return out;
   }
 
-  // The words of a query: like tokenize, but each word once and in order typed.
-  function queryWords(query) {
-    var seen = new Set();
-    var words = [];
-    normalize(query).split(SPLIT).forEach(function (raw) {
-      var word = raw.replace(/^[_^]+|[_^]+$/g, "");
-      if (!word || STOP.has(word)) return;
-      word = /[_^]/.test(word) ? word : stem(word);
-      if (!seen.has(word)) { seen.add(word); words.push(word); }
+  // Other spellings of a symbol: d_k is also "dk", and "d" and "k".
+  function symbolVariants(word) {
+    return [word.replace(/[_^]/g, "")].concat(word.split(/[_^]+/).filter(Boolean));
+  }
+
+  // What the index stores: every word, and each symbol's other spellings as well, so "d_k",
+  // "dk" and "d k" all find it.
+  function tokenize(text) {
+    var out = [];
+    words(text).forEach(function (word) {
+      out.push(word);
+      if (COMPOUND.test(word)) out.push.apply(out, symbolVariants(word));
     });
-    return words;
+    return out;
+  }
+
+  // The words of a query: each once, in the order typed.
+  function queryWords(query) {
+    return Array.from(new Set(words(query)));
   }
 
   // Optimal string alignment distance, stopping early once it exceeds `limit`.
@@ -157,11 +160,11 @@ var EqSearch = (function () {
     offer(word, 1);
     var prefixFrom = isLast ? 1 : 3;
     var typos = word.length >= 8 ? 2 : word.length >= 4 ? 1 : 0;
-    if (/[_^]/.test(word)) {
-      // A symbol the index spells differently (beta_t against \beta_{t-1}): its parts count a little.
+    if (COMPOUND.test(word)) {
+      // A symbol the index spells differently (beta_t against \beta_{t-1}): its joined
+      // spelling counts almost fully, its parts a little.
       typos = 0;
-      offer(word.replace(/[_^]/g, ""), 0.9);
-      word.split(/[_^]+/).forEach(function (part) { if (part) offer(part, 0.3); });
+      symbolVariants(word).forEach(function (variant, i) { offer(variant, i === 0 ? 0.9 : 0.3); });
     }
     index.vocabulary.forEach(function (term) {
       if (term === word) return;

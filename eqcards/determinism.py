@@ -7,6 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .errors import shorten
+
 if TYPE_CHECKING:
     from .runner import SnippetJob, SnippetResult
 
@@ -15,17 +17,14 @@ ADVICE = ("a card must show the same output on every build: seed every random ge
           "or temporary paths, and sort set or dict items before printing them")
 
 
-def _quote(text: str, limit: int = 80) -> str:
-    return repr(text if len(text) <= limit else text[:limit - 3] + "...")
-
-
 def first_difference(first: SnippetResult, second: SnippetResult) -> str | None:
     """What differs between two successful runs (output line, check, figure), or None if nothing."""
     if first.stdout != second.stdout:
         one, two = first.stdout.splitlines(), second.stdout.splitlines()
         for number, (a, b) in enumerate(zip(one, two, strict=False), start=1):
             if a != b:
-                return f"output line {number} was {_quote(a)} on the first run and {_quote(b)} on the second"
+                return (f"output line {number} was {shorten(a, 80)!r} on the first run "
+                        f"and {shorten(b, 80)!r} on the second")
         if len(one) != len(two):
             return f"the output had {len(one)} lines on the first run and {len(two)} on the second"
         return "the output differs in its line endings or trailing whitespace"
@@ -34,7 +33,7 @@ def first_difference(first: SnippetResult, second: SnippetResult) -> str | None:
             return f"{len(first.checks)} checks ran on the first run and {len(second.checks)} on the second"
         pairs = enumerate(zip(first.checks, second.checks, strict=True), start=1)
         number, check = next((i, a) for i, (a, b) in pairs if a != b)
-        return f"check {number} ({_quote(str(check.get('what', '')))}) recorded different results"
+        return f"check {number} ({shorten(str(check.get('what', '')), 80)!r}) recorded different results"
     if len(first.figures) != len(second.figures):
         return f"{len(first.figures)} figures on the first run and {len(second.figures)} on the second"
     for number, (a, b) in enumerate(zip(first.figures, second.figures, strict=True), start=1):

@@ -1,4 +1,5 @@
-"""The one error type of card processing: it names the file, the line and what to fix."""
+"""The one error type of card processing (it names the file, the line and what to fix), and
+how an error message quotes what it is about."""
 
 from __future__ import annotations
 
@@ -28,3 +29,8 @@ class CardErrors(Exception):
     def __init__(self, errors: list[CardError]) -> None:
         self.errors = errors
         super().__init__("\n".join(str(e) for e in errors))
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """Text short enough to quote in an error message (a formula, an output line)."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .errors import CardError
-from .mathsvg import LatexError, MathRenderer, shorten
+from .errors import CardError, shorten
+from .mathsvg import LatexError, MathRenderer
 from .model import Card
 
 FENCED_CODE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)

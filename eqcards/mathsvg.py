@@ -9,6 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .cache import ResultCache
+from .errors import shorten
 from .svgflat import Unflattenable, flatten
 
 ERROR_ATTRIBUTE = re.compile(r'data-mjx-error="([^"]*)"')
@@ -108,11 +109,6 @@ def share_glyphs(page_html: str) -> str:
     shared = ('<svg class="eqc-glyphs" aria-hidden="true" focusable="false" width="0" height="0" '
               f'style="position:absolute;width:0;height:0;overflow:hidden"><defs>{paths}</defs></svg>')
     return shared + page_html
-
-
-def shorten(latex: str, limit: int = 60) -> str:
-    """A formula short enough to quote in an error message."""
-    return latex if len(latex) <= limit else latex[:limit - 3] + "..."
 
 
 def typeset_html(page_html: str, renderer: MathRenderer) -> str:

@@ -68,3 +68,9 @@ def visit(browser: Browser, base_url: str) -> Iterator[Visit]:
     context.close()
 
 
+def open_search(page: Page) -> None:
+    """Open the header search and wait until it is ready: a query typed while the search
+    worker is still starting is dropped."""
+    page.locator("input.md-search__input").click()
+    page.wait_for_function("() => !/Initializing/i.test("
+                           "document.querySelector('.md-search-result__meta').textContent)")

@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 import yaml
-from browser_fixtures import Visit
+from browser_fixtures import Visit, open_search
 from conftest import ROOT
 from playwright.sync_api import Page
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = pytest.mark.browser
 
@@ -65,17 +64,10 @@ def test_page_has_no_serious_violation(visit: Visit, base_url: str, name: str, s
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_search_results_have_no_serious_violation(visit: Visit, base_url: str, scheme: str) -> None:
     page = open_in(visit, base_url, scheme)
-    search = page.locator("input.md-search__input")
-    search.click()
+    open_search(page)
+    page.locator("input.md-search__input").press_sequentially("entropy", delay=20)
     results = page.locator(".md-search-result__item")
-    for _ in range(3):  # a query typed while the search index is still loading may be dropped
-        search.fill("")
-        search.press_sequentially("entropy", delay=20)
-        try:
-            results.first.wait_for(state="visible", timeout=5_000)
-            break
-        except PlaywrightTimeout:
-            continue  # typed too early: type again
+    results.first.wait_for(state="visible", timeout=10_000)
     assert results.count() > 0, "search for 'entropy' showed no result"
     violations = blocking_violations(page)
     assert not violations, f"search results, {scheme} palette:\n{describe(violations)}"

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from browser_fixtures import Visit
+from browser_fixtures import Visit, open_search
 from playwright.sync_api import Page
 from search_cases import SEARCH_CASES
 
@@ -54,13 +54,6 @@ def test_cheatsheet_typesets_every_row(visit: Visit, base_url: str) -> None:
     assert rows >= 20
     assert assert_all_math_typeset(page) >= rows
     assert visit.outside == [] and visit.failed == []
-
-
-def open_search(page: Page) -> None:
-    page.locator("input.md-search__input").click()
-    # A query typed while the index is still loading is dropped, so wait until search is ready.
-    page.wait_for_function("() => !/Initializing/i.test("
-                           "document.querySelector('.md-search-result__meta').textContent)")
 
 
 RESULT_LINKS = "li.md-search-result__item > a.md-search-result__link"  # one per page

@@ -39,6 +39,8 @@ class CardSite:
     @classmethod
     def load(cls, settings: Settings) -> CardSite:
         """Load and validate topics and cards; raises CardError(s) on any problem."""
+        for cache_dir in (settings.cache_dir, settings.math_cache):  # what killed builds left
+            ResultCache(cache_dir).sweep()
         topics = load_topics(settings.topics_file)
         seeds = read_index(settings.seed_index)
         cards = load_cards(settings.cards_dir, topics, seeds, settings.snippets_dir)
@@ -73,8 +75,6 @@ class CardSite:
     def run(self) -> RunReport:
         """Run (or fetch from the cache) every snippet."""
         cache = ResultCache(self.settings.cache_dir)
-        cache.sweep()
-        ResultCache(self.settings.math_cache).sweep()
         self.report = run_snippets(self.jobs(), self.settings.snippets_dir, cache, self.settings.workers,
                                    check_determinism=self.settings.check_determinism)
         return self.report

@@ -104,7 +104,7 @@ def targets(r: dict) -> list[tuple[str, str, str, bool]]:
     ]
     for page in ("cheatsheet", "card"):
         ratio = r[f"math_ms_{page}"] / r[f"math_ms_{page}_control"]
-        rows.append((f"math ready, {page} / control", f"{ratio:.3f}", "<= 0.10", ratio <= 0.1))
+        rows.append((f"math rendered, {page} / control", f"{ratio:.3f}", "<= 0.10", ratio <= 0.1))
     rows += [
         ("card first visit (gzip)", f"{r['gzip_kb_card']:.0f} KB", "<= 250 KB", r["gzip_kb_card"] <= 250),
         ("cheatsheet first visit (gzip)", f"{r['gzip_kb_cheatsheet']:.0f} KB", "<= 1024 KB",
@@ -123,7 +123,7 @@ def targets(r: dict) -> list[tuple[str, str, str, bool]]:
 
 
 def table(r: dict) -> str:
-    lines = ["| measure | seconds |", "|---|---|"]
+    lines = ["| measure | seconds, or as marked |", "|---|---|"]
     for key in ("baseline", "warm", "cold", "limit", "cold_all", "limit_all", "one_edit", "anchor",
                 "anchor_no_execute",
                 "ours_sample_cold", "baseline_synthetic", "warm_synthetic"):
@@ -131,9 +131,13 @@ def table(r: dict) -> str:
             lines.append(f"| {key} | {r[key]:.1f} |")
     for page in ("cheatsheet", "card"):
         if f"math_ms_{page}_empty" in r:
-            lines.append(f"| {page}: math ready, ours / control / empty page (ms) | "
-                         f"{r[f'math_ms_{page}']:.0f} / {r[f'math_ms_{page}_control']:.0f} / "
-                         f"{r[f'math_ms_{page}_empty']:.0f} |")
+            ours, control, empty = (r[f"math_ms_{page}{suffix}"] for suffix in ("", "_control", "_empty"))
+            lines.append(f"| {page}: math rendered, ours / control / empty page (ms) | "
+                         f"{ours:.0f} / {control:.0f} / {empty:.0f} |")
+            # Not a target: what the formulas themselves cost once the browser's own cost of
+            # showing any page (the empty one) is taken out of both sides.
+            lines.append(f"| {page}: (ours - empty) / (control - empty) | "
+                         f"{(ours - empty) / (control - empty):.3f} |")
     if "search_first_ms" in r:
         lines.append(f"| first search of a visit, with index download (ms) | {r['search_first_ms']:.0f} |")
     lines += ["", "| ratio | measured | target | holds |", "|---|---|---|---|"]

@@ -15,16 +15,23 @@ from eqcards.localserve import serve
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync"]
+# When a page's formulas count as rendered: laid out (reading offsetHeight forces style and
+# layout, which is also what starts the download of any web font the formulas use) with every
+# font they need loaded. MathJax's CHTML output draws its glyphs in its own web fonts, and the
+# browser shows no text in a font still loading, so the moment MathJax has put its markup in
+# the document is not yet the moment a reader sees the formulas. Our SVG needs no font.
+RENDERED = ("document.body.offsetHeight; document.fonts.ready.then(() => {{ "
+            "window.__rendered = performance.now(); }});")
 # The control page: the same formulas, typeset by MathJax 3 (CHTML) in its default configuration;
-# the only addition records when typesetting has finished.
+# the only addition records when typesetting has finished and the formulas are rendered.
 CONTROL_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>control</title>
 <script>window.MathJax = {{startup: {{pageReady: () => MathJax.startup.defaultPageReady()
-  .then(() => {{ window.__typeset = performance.now(); }})}}}};</script>
+  .then(() => {{ window.__typeset = performance.now(); """ + RENDERED + """ }})}}}};</script>
 <script src="mathjax/tex-chtml.js"></script></head><body>{body}</body></html>"""
 # The same formulas as our build emits them (SVG and shared glyphs), on an equally bare page;
 # the script at the end runs once the parser has put every formula in the document.
 OURS_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>ours</title></head><body>{body}
-<script>window.__typeset = performance.now();</script></body></html>"""
+<script>window.__typeset = performance.now(); """ + RENDERED + """</script></body></html>"""
 SEARCH_QUERIES = ["entropy", "attention", "Adam", "perplexity", "BM25", "diffusion", "LoRA", "softmax"]
 
 
@@ -66,15 +73,23 @@ def median_ms(browser: Browser, url: str, ready: str, measure: str, repeats: int
 
 
 def time_to_math(browser: Browser, urls: dict[str, str], repeats: int = 9) -> dict[str, float]:
-    """Milliseconds from navigation start until every formula on each bare page is typeset:
+    """Milliseconds from navigation start until every formula on each bare page is rendered:
     the median of fresh visits taken in turns (ours, control, ours, ...), so that a change in
     the machine's load between samples reaches every page alike."""
     samples: dict[str, list[float]] = {label: [] for label in urls}
     for _ in range(repeats):
         for label, url in urls.items():
-            samples[label].append(median_ms(browser, url, "() => window.__typeset !== undefined",
-                                            "() => window.__typeset", repeats=1))
+            samples[label].append(median_ms(browser, url, "() => window.__rendered !== undefined",
+                                            "() => window.__rendered", repeats=1))
     return {label: statistics.median(values) for label, values in samples.items()}
+
+
+def control_fonts_loaded(browser: Browser, url: str) -> int:
+    """How many web fonts the control page loaded; none would mean its clock stopped before
+    MathJax's glyphs could be drawn, and the comparison would flatter the control."""
+    return int(median_ms(browser, url, "() => window.__rendered !== undefined",
+                         "() => [...document.fonts].filter(f => f.status === 'loaded').length",
+                         repeats=1))
 
 
 def time_to_content_loaded(browser: Browser, url: str) -> float:
@@ -141,6 +156,8 @@ def browser_metrics(site: Path, card: str) -> dict[str, float]:
             ours, control = write_bare_pages(site, page, browser, base)
             times = time_to_math(browser, {"ours": base + ours, "control": base + control,
                                            "empty": base + "_control/empty.html"})
+            if not control_fonts_loaded(browser, base + control):
+                raise RuntimeError(f"{control}: MathJax loaded no font; check the local MathJax copy")
             out[f"math_ms_{label}"] = times["ours"]
             out[f"math_ms_{label}_control"] = times["control"]
             out[f"math_ms_{label}_empty"] = times["empty"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -9,6 +10,14 @@ SECTION = re.compile(r"^## (\d+)\. ")
 HEADING = re.compile(r"^#### (.+?)\s*$")
 TABLE_HEADING = re.compile(r"^## (.+?)\s*$")
 CELL_SPLIT = re.compile(r"(?<!\\)\|")
+# The seed documents live outside the repository (the team keeps them in ../shared/seeds);
+# EQCARDS_SEEDS points elsewhere, e.g. for a checkout that is not beside them.
+SEEDS_ENV = "EQCARDS_SEEDS"
+
+
+def seeds_dir(project_root: Path) -> Path:
+    """Where the seed documents are: $EQCARDS_SEEDS, else ../shared/seeds beside the project."""
+    return Path(os.environ.get(SEEDS_ENV) or project_root.parent / "shared" / "seeds")
 
 
 def handbook_entries(text: str) -> list[str]:

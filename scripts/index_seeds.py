@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from eqcards.seeds import seed_entries
+from eqcards.seeds import seed_entries, seeds_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seeds", type=Path, default=ROOT.parent / "shared" / "seeds",
+    parser.add_argument("--seeds", type=Path, default=seeds_dir(ROOT),
                         help="folder holding handbook.md and cheatsheet.md")
     parser.add_argument("--out", type=Path, default=ROOT / "seeds" / "entries.txt")
     args = parser.parse_args()

@@ -7,9 +7,9 @@ from conftest import ROOT
 
 from eqcards.cards import load_cards, load_topics
 from eqcards.numbers import load_numbers
-from eqcards.seeds import cheatsheet_entries, handbook_entries, read_index, seed_entries
+from eqcards.seeds import SEEDS_ENV, cheatsheet_entries, handbook_entries, read_index, seed_entries, seeds_dir
 
-SHARED_SEEDS = ROOT.parent / "shared" / "seeds"
+SHARED_SEEDS = seeds_dir(ROOT)
 
 
 def test_index_has_every_entry_of_both_documents() -> None:
@@ -18,8 +18,9 @@ def test_index_has_every_entry_of_both_documents() -> None:
     assert "cheatsheet/Gaussians/KL to $\\mathcal{N}(0,I)$" in keys  # bold markers removed
 
 
-@pytest.mark.skipif(not SHARED_SEEDS.is_dir(), reason="the seed documents are only beside the checkout "
-                    "on the team's machines and in CI; the committed index is used elsewhere")
+@pytest.mark.skipif(not SHARED_SEEDS.is_dir(),
+                    reason=f"no seed documents at {SHARED_SEEDS} (set {SEEDS_ENV}); "
+                    "the other tests use the committed index seeds/entries.txt")
 def test_committed_index_matches_the_seed_documents() -> None:
     assert seed_entries(SHARED_SEEDS) == (ROOT / "seeds" / "entries.txt").read_text().splitlines()
 

@@ -10,11 +10,9 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, sync_playwright
 
+from eqcards.chromium import CHROMIUM_ARGS, chromium_executable
 from eqcards.localserve import serve
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync"]
 # When a page's formulas count as rendered: laid out (reading offsetHeight forces style and
 # layout, which is also what starts the download of any web font the formulas use) with every
 # font they need loaded. MathJax's CHTML output draws its glyphs in its own web fonts, and the
@@ -147,7 +145,7 @@ def search_latency(browser: Browser, base: str) -> tuple[float, float]:
 
 def browser_metrics(site: Path, card: str) -> dict[str, float]:
     with serve(site) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
         out: dict[str, float] = {}
         # The floor: a bare page with no formula at all, the browser's own cost of a visit.
         (site / "_control").mkdir(exist_ok=True)

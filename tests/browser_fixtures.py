@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
@@ -10,11 +9,8 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from eqcards.chromium import CHROMIUM_ARGS, chromium_executable
 from eqcards.localserve import serve
-
-DEBIAN_CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="session")
@@ -25,13 +21,9 @@ def base_url(built_site: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
-    # Debian's Chromium when installed (.ci/run installs it); otherwise Playwright's own build.
-    # If neither can start, the test fails: a browser test is never skipped silently.
-    # On hosted CI images without Debian's package, a preinstalled Chrome or Chromium serves.
-    executable = DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).exists() else next(
-        filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+    # If no browser can start, the test fails: a browser test is never skipped silently.
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
         yield browser
         browser.close()
 

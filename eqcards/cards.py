@@ -7,8 +7,8 @@ from pathlib import Path
 
 from .errors import CardError, CardErrors
 from .frontmatter import parse_yaml, split_front_matter
-from .model import Card, CheatsheetEntry, Erratum, Source, Symbol, Topic
-from .schema import CHEATSHEET_KEYS, ERRATUM_KEYS, SOURCE_KEYS, SYMBOL_KEYS, TOPIC_KEYS
+from .model import Card, CheatsheetEntry, Erratum, Part, Source, Symbol, Topic
+from .schema import CHEATSHEET_KEYS, ERRATUM_KEYS, PART_KEYS, SOURCE_KEYS, SYMBOL_KEYS, TOPIC_KEYS
 from .validate import FieldChecker, check_id, check_source_link, check_top_level
 
 DEFAULT_TIMEOUT = 30
@@ -90,21 +90,43 @@ def _optional(c: FieldChecker, mapping: dict, at: tuple[str | int, ...], key: st
     return None if value is None else c.text(value, (*at, key))
 
 
-def load_topics(path: Path) -> list[Topic]:
-    """Read the topic list; its order in the file is the order on the site."""
+def load_parts(path: Path) -> list[Part]:
+    """Read the parts and their topics; their order in the file is the order on the site."""
     data, lines = parse_yaml(path.read_text(encoding="utf-8"), path)
     c = FieldChecker(path, lines)
     if not isinstance(data, list) or not data:
-        raise CardError(path, "topics file must be a non-empty YAML list of {id, title, description}", 1)
-    topics: list[Topic] = []
+        raise CardError(path, "topics file must be a non-empty YAML list of parts "
+                        "{part, title, description, topics: [{id, title, description}]}", 1)
+    parts: list[Part] = []
+    seen: set[str] = set()
+    order = 0
     for i, item in enumerate(data):
-        t = c.mapping(item, (i,), TOPIC_KEYS)
-        topic_id = check_id(c.text(t["id"], (i, "id")), (i, "id"), c)
-        if any(x.id == topic_id for x in topics):
-            raise c.fail((i, "id"), f"topic id '{topic_id}' is declared twice")
-        topics.append(Topic(topic_id, c.text(t["title"], (i, "title")),
-                            c.text(t["description"], (i, "description")), order=i))
-    return topics
+        p = c.mapping(item, (i,), PART_KEYS)
+        part_id = check_id(c.text(p["part"], (i, "part")), (i, "part"), c)
+        if any(x.id == part_id for x in parts):
+            raise c.fail((i, "part"), f"part id '{part_id}' is declared twice")
+        if not isinstance(p["topics"], list) or not p["topics"]:
+            raise c.fail((i, "topics"), f"part '{part_id}' needs a non-empty list of topics")
+        topics = []
+        for j, entry in enumerate(p["topics"]):
+            at = (i, "topics", j)
+            t = c.mapping(entry, at, TOPIC_KEYS)
+            topic_id = check_id(c.text(t["id"], (*at, "id")), (*at, "id"), c)
+            if topic_id in seen:
+                raise c.fail((*at, "id"), f"topic id '{topic_id}' is declared twice")
+            seen.add(topic_id)
+            topics.append(Topic(topic_id, c.text(t["title"], (*at, "title")),
+                                c.text(t["description"], (*at, "description")), order=order,
+                                part=part_id))
+            order += 1
+        parts.append(Part(part_id, c.text(p["title"], (i, "title")),
+                          c.text(p["description"], (i, "description")), tuple(topics)))
+    return parts
+
+
+def load_topics(path: Path) -> list[Topic]:
+    """Every topic of every part, in site order."""
+    return [t for part in load_parts(path) for t in part.topics]
 
 
 def load_cards(cards_dir: Path, topics: Iterable[Topic], seed_entries: set[str],

@@ -51,6 +51,17 @@ class Topic:
     title: str
     description: str
     order: int
+    part: str = ""  # the id of the part the topic belongs to
+
+
+@dataclass(frozen=True)
+class Part:
+    """A part of the site (Foundations, LLMs, RAG, Agents): an ordered group of topics."""
+
+    id: str
+    title: str
+    description: str
+    topics: tuple[Topic, ...]
 
 
 @dataclass

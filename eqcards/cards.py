@@ -115,9 +115,14 @@ def load_parts(path: Path) -> list[Part]:
             if topic_id in seen:
                 raise c.fail((*at, "id"), f"topic id '{topic_id}' is declared twice")
             seen.add(topic_id)
+            sections = t.get("handbook", [])
+            if not isinstance(sections, list) or not all(
+                    isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in sections):
+                raise c.fail((*at, "handbook"), "'handbook' must be a list of handbook section "
+                             f"numbers, e.g. [3], got {sections!r}")
             topics.append(Topic(topic_id, c.text(t["title"], (*at, "title")),
                                 c.text(t["description"], (*at, "description")), order=order,
-                                part=part_id))
+                                part=part_id, handbook=tuple(sections)))
             order += 1
         parts.append(Part(part_id, c.text(p["title"], (i, "title")),
                           c.text(p["description"], (i, "description")), tuple(topics)))
@@ -134,14 +139,18 @@ def load_cards(cards_dir: Path, topics: Iterable[Topic], seed_entries: set[str],
     """Load every card under cards_dir and check them against each other.
 
     All problems are collected and raised together as CardErrors, so a contributor
-    sees every mistake from one build instead of fixing them one at a time.
+    sees every mistake from one build instead of fixing them one at a time. One mistake is one
+    error: a card that does not load is reported once, with the cards that relate to it counted
+    in its message, not as an error of each of them.
     """
     errors: list[CardError] = []
     cards: list[Card] = []
+    unloaded: dict[str, int] = {}  # the id (file name) of each card that did not load: its error
     for path in sorted(cards_dir.glob("*.md")):
         try:
             cards.append(parse_card(path))
         except CardError as exc:
+            unloaded[path.stem] = len(errors)
             errors.append(exc)
     topic_ids = {t.id for t in topics}
     by_id: dict[str, Card] = {}
@@ -159,19 +168,30 @@ def load_cards(cards_dir: Path, topics: Iterable[Topic], seed_entries: set[str],
                                         f"{other.path.name}", card.line_of("former_ids", i)))
             former[old] = card
     for card in cards:
-        errors.extend(_cross_check(card, by_id, topic_ids, seed_entries, snippets_dir))
+        errors.extend(_cross_check(card, by_id, topic_ids, seed_entries, snippets_dir, set(unloaded)))
+    for card_id, index in unloaded.items():
+        if dependents := [c.path.name for c in cards if card_id in c.related and card_id not in by_id]:
+            cause = errors[index]
+            shown = ", ".join(dependents[:5]) + (", ..." if len(dependents) > 5 else "")
+            errors[index] = CardError(cause.path, f"{cause.message} (so {len(dependents)} card"
+                                      f"{'s' if len(dependents) != 1 else ''} relating to "
+                                      f"'{card_id}' cannot link to it: {shown})", cause.line)
     if errors:
         raise CardErrors(errors)
     return cards
 
 
 def _cross_check(card: Card, by_id: dict[str, Card], topic_ids: set[str],
-                 seed_entries: set[str], snippets_dir: Path) -> list[CardError]:
+                 seed_entries: set[str], snippets_dir: Path, unloaded: set[str]) -> list[CardError]:
+    """Problems of one card against the others; a related card in `unloaded` (its file exists but
+    did not load) is its own error, reported once, not this card's."""
     errors = []
     if card.topic not in topic_ids:
         errors.append(CardError(card.path, f"unknown topic '{card.topic}'; declared topics: "
                                 f"{', '.join(sorted(topic_ids))}", card.line_of("topic")))
     for i, rel in enumerate(card.related):
+        if rel in unloaded and rel not in by_id:
+            continue
         if rel not in by_id:
             errors.append(CardError(card.path, f"related card '{rel}' does not exist",
                                     card.line_of("related", i)))

@@ -20,6 +20,14 @@ process it left behind), and it does so before reaping the child, so the group i
 reused. The server learns of exits through pidfds, in one poll loop with its listening socket
 and its stdin.
 
+A process that leaves the group (`subprocess.Popen(..., start_new_session=True)`, a daemon's
+double fork) is still ended: the child and the server are both child subreapers
+(PR_SET_CHILD_SUBREAPER), so whatever a snippet starts stays a descendant of its child while the
+child lives and becomes the server's once the child is gone. The child kills and reaps all its
+descendants when the snippet has finished, passed or failed; the server kills and reaps any
+process handed to it by a child that died without doing so (killed at its deadline, crashed,
+os._exit).
+
 Lifetime: the build process holds the write end of the server's stdin. When the build ends, or is
 killed with SIGKILL, the pipe reaches EOF and the server kills its running children and exits;
 each child also asks the kernel for SIGKILL if the server dies (PR_SET_PDEATHSIG).
@@ -49,6 +57,7 @@ from .forkclient import kill_group
 
 HELPERS = ("cardcheck", "cardplot")  # snippets/ helpers every card imports
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 
 
 @dataclass
@@ -104,13 +113,72 @@ def _warm_up() -> None:
         plt.close("all")
 
 
-def _die_with_server(server_pid: int) -> None:
+def _prctl(option: int, value: int) -> None:
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
     except (OSError, AttributeError):
         pass
+
+
+def _die_with_server(server_pid: int) -> None:
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != server_pid:  # the server died before prctl took effect
         os._exit(1)
+
+
+def children_of(pid: int) -> list[int]:
+    """The live child processes of `pid` (a process of ours)."""
+    found: list[int] = []
+    if os.path.exists(f"/proc/{pid}/task/{pid}/children"):
+        for task in os.listdir(f"/proc/{pid}/task"):  # each thread lists the children it started
+            try:
+                with open(f"/proc/{pid}/task/{task}/children") as listing:
+                    found += [int(p) for p in listing.read().split()]
+            except OSError:
+                continue  # a thread that has just ended
+        return sorted(set(found))
+    for entry in os.listdir("/proc"):  # a kernel without those lists: every process's parent
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    if int(stat.read().rsplit(b")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
+def _end_descendants() -> None:
+    """In a snippet's child, once the snippet is done: kill and reap every process it started.
+    The child is their subreaper, so each one is a child of ours by the time its parent is gone."""
+    while True:
+        for pid in children_of(os.getpid()):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass  # gone already
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return  # none left
+        except InterruptedError:
+            continue
+
+
+def _end_strays(snippet_children: set[int]) -> None:
+    """In the server: kill and reap processes handed to us by snippet children that died without
+    ending them (the server is their subreaper)."""
+    while strays := [p for p in children_of(os.getpid()) if p not in snippet_children]:
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass  # gone already
+        for pid in strays:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
 
 
 def _child(request: dict, server_pid: int, server_cwd: str, inherited: list[int]) -> None:
@@ -119,6 +187,7 @@ def _child(request: dict, server_pid: int, server_cwd: str, inherited: list[int]
     try:
         os.setsid()
         _die_with_server(server_pid)
+        _prctl(PR_SET_CHILD_SUBREAPER, 1)
         gc.enable()
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -149,7 +218,10 @@ def _child(request: dict, server_pid: int, server_cwd: str, inherited: list[int]
                 stream.flush()
             except Exception:
                 pass  # exiting anyway
-        os._exit(code)
+        try:
+            _end_descendants()
+        finally:
+            os._exit(code)
 
 
 def _reply(conn: socket.socket, message: dict) -> None:
@@ -167,6 +239,7 @@ def serve(listener_fd: int, snippets_dir: Path, modules: list[str]) -> None:
     gc.disable()
     _preload(snippets_dir, modules)
     gc.freeze()
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
     server_pid, server_cwd = os.getpid(), os.getcwd()
     poller = select.poll()
     poller.register(0, select.POLLIN)
@@ -190,16 +263,17 @@ def serve(listener_fd: int, snippets_dir: Path, modules: list[str]) -> None:
                 else:
                     child = children.pop(fd)
                     poller.unregister(fd)
-                    _reap(child)
+                    _reap(child, {c.pid for c in children.values()})
             now = time.monotonic()
             for child in children.values():
                 if not child.killed and now >= child.deadline:
                     kill_group(child.pid)
                     child.killed = True
     finally:
+        pids = {c.pid for c in children.values()}
         for child in children.values():
             kill_group(child.pid)
-            _reap(child)
+            _reap(child, pids - {child.pid})  # the others are reaped next, each by its pid
 
 
 def _fork(conn: socket.socket, server_pid: int, server_cwd: str, inherited: list[int]) -> _Child | None:
@@ -228,9 +302,12 @@ def _fork(conn: socket.socket, server_pid: int, server_cwd: str, inherited: list
     return child
 
 
-def _reap(child: _Child) -> None:
+def _reap(child: _Child, running: set[int]) -> None:
+    """End the child's group and reap it, end what it left to us (`running`: the other snippets'
+    children, left alone), then tell the client."""
     kill_group(child.pid)  # anything the snippet left running in its group; the pid is not reused yet
     _, status = os.waitpid(child.pid, 0)
+    _end_strays(running)
     os.close(child.pidfd)
     _reply(child.conn, {"exit": os.waitstatus_to_exitcode(status), "killed": child.killed})
     child.conn.close()

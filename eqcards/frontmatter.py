@@ -23,10 +23,26 @@ def split_front_matter(text: str, path: Path) -> tuple[str, str, int]:
     raise CardError(path, "front matter is never closed: add a '---' line after it", 1)
 
 
+class _NoAliases(Exception):
+    def __init__(self, mark: yaml.Mark) -> None:
+        self.mark = mark
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, refusing anchors (&name) and aliases (*name) as it composes: a few lines
+    of nested aliases expand exponentially (a "billion laughs"), and no card needs them."""
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise _NoAliases(event.start_mark)
+        return super().compose_node(parent, index)
+
+
 def parse_yaml(text: str, path: Path, first_line: int = 1) -> tuple[Any, Lines]:
     """Parse YAML safely; return the data and the 1-based line of every key and list item."""
     try:
-        loader = yaml.SafeLoader(text)
+        loader = _Loader(text)
     except yaml.YAMLError as exc:  # e.g. a control character, found before any parsing
         raise CardError(path, f"front matter is not valid YAML: {_first_line(exc)}", first_line) from None
     try:
@@ -34,6 +50,11 @@ def parse_yaml(text: str, path: Path, first_line: int = 1) -> tuple[Any, Lines]:
         if node is None:
             return None, {}
         data = loader.construct_document(node)
+    except _NoAliases as exc:
+        raise CardError(path, "YAML anchors and aliases (&name, *name) are not allowed: write each "
+                        "value out where it is used", first_line + exc.mark.line) from None
+    except RecursionError:
+        raise CardError(path, "front matter is nested too deeply", first_line) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = first_line + mark.line if mark is not None else first_line

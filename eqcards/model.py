@@ -52,6 +52,7 @@ class Topic:
     description: str
     order: int
     part: str = ""  # the id of the part the topic belongs to
+    handbook: tuple[int, ...] = ()  # the seed handbook's sections this topic covers
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from .cache import ResultCache
 from .determinism import run_twice
 from .forkclient import ForkServer, preload_modules
 from .snippet_key import snippet_key
+from .worker import unverified
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
@@ -99,8 +100,8 @@ def run_snippets(jobs: Iterable[SnippetJob], snippets_dir: Path, cache: ResultCa
     for job in jobs:
         key = snippet_key(job.snippet_path, snippets_dir, job.timeout) if job.snippet_path.is_file() else ""
         stored = cache.get(key) if cache is not None and key else None
-        if stored is not None:
-            result = SnippetResult(job, ok=True, cached=True, **stored)
+        result = verdict(SnippetResult(job, ok=True, cached=True, **stored)) if stored is not None else None
+        if result is not None and result.ok:  # an entry that does not verify its card is run again
             report.results[job.card_id] = result
             report.cached += 1
             if on_done:
@@ -156,10 +157,10 @@ def run_snippet(job: SnippetJob, snippets_dir: Path, server: ForkServer | None =
         duration = time.perf_counter() - started
         if result_path.is_file():
             data = json.loads(result_path.read_text(encoding="utf-8"))
-            return SnippetResult(job, ok=data["ok"], stdout=data.get("stdout", ""),
-                                 checks=data.get("checks", []), figures=data.get("figures", []),
-                                 duration=duration, error=data.get("error"), line=data.get("line"),
-                                 traceback=data.get("traceback", ""))
+            return verdict(SnippetResult(job, ok=data.get("ok") is True, stdout=data.get("stdout", ""),
+                                         checks=data.get("checks", []), figures=data.get("figures", []),
+                                         duration=duration, error=data.get("error"),
+                                         line=data.get("line"), traceback=data.get("traceback", "")))
         hang = result_path.with_suffix(".hang")
         hang_text = hang.read_text(errors="replace") if hang.is_file() else ""
         if "Timeout" in hang_text or ended.killed or duration >= job.timeout:
@@ -174,6 +175,16 @@ def run_snippet(job: SnippetJob, snippets_dir: Path, server: ForkServer | None =
         return SnippetResult(job, ok=False, duration=duration,
                              error=f"the snippet process died (exit code {ended.exit_code}) "
                                    f"without a result\n{tail}")
+
+
+def verdict(result: SnippetResult) -> SnippetResult:
+    """A result verifies its card only if its process succeeded, it recorded at least one check
+    and every check it recorded passed (a snippet may have caught a failed check and gone on);
+    otherwise it is a failure at the failing check's line."""
+    if not result.ok:
+        return result
+    problem = unverified(result.checks)
+    return result if problem is None else replace(result, ok=False, traceback="", **problem)
 
 
 def snippet_server(snippets_dir: Path, jobs: Iterable[SnippetJob]) -> ForkServer:

@@ -60,7 +60,7 @@ SOURCE_KEYS = {
 CHEATSHEET_KEYS = {"label": True, "latex": False}
 ERRATUM_KEYS = {"seed": True, "note": True}
 
-TOPIC_KEYS = {"id": True, "title": True, "description": True}
+TOPIC_KEYS = {"id": True, "title": True, "description": True, "handbook": False}
 PART_KEYS = {"part": True, "title": True, "description": True, "topics": True}
 
 FIELDS_BY_NAME = {f.name: f for f in CARD_FIELDS}

@@ -11,9 +11,11 @@ from __future__ import annotations
 import faulthandler
 import io
 import json
+import os
 import random
 import runpy
 import sys
+import tempfile
 import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -85,6 +87,7 @@ def run(snippet: Path, snippets_dir: Path, timeout: float, hang_report: Path) ->
     np.random.seed(0)
     sys.path.insert(0, str(snippets_dir))
     sys.argv = [str(snippet)]
+    tempfile.tempdir = os.getcwd()  # temporary files go where the sandbox lets a snippet write
     # If the snippet hangs, dump where it is just before the parent's deadline.
     with open(hang_report, "w") as hang:
         sandbox.apply(Path.cwd(), hang_report.parent)
@@ -105,10 +108,8 @@ def run(snippet: Path, snippets_dir: Path, timeout: float, hang_report: Path) ->
     result["checks"] = list(checks)
     result["stdout"] = output.text()
     if "error" not in result:
-        if not checks:
-            result.update(error="the snippet ran no check: compare the formula with an independent "
-                                "route using check_close/check_true from cardcheck", line=None,
-                          traceback="")
+        if (problem := unverified(result["checks"])) is not None:
+            result.update(problem, traceback="")
         else:
             try:
                 result["figures"] = _figures(plt)
@@ -116,6 +117,22 @@ def run(snippet: Path, snippets_dir: Path, timeout: float, hang_report: Path) ->
             except RuntimeError as exc:
                 result.update(error=str(exc), line=None, traceback="")
     return result
+
+
+def unverified(checks: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Why a snippet that ran to its end still does not verify its card, or None if it does.
+
+    Verified means at least one check recorded and every recorded check passed: a failed check
+    fails the card even when the snippet caught its CheckFailed and went on."""
+    if not checks:
+        return {"error": "the snippet ran no check: compare the formula with an independent route "
+                         "using check_close/check_true from cardcheck", "line": None}
+    for check in checks:
+        if check.get("passed") is not True:
+            return {"error": f"check {check.get('what')!r} failed ({check.get('detail')}) and the "
+                             "snippet went on: a failed check fails the card, do not catch CheckFailed",
+                    "line": check.get("line")}
+    return None
 
 
 def main() -> None:

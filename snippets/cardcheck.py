@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 import numpy as np
 
-# Every check appends here; the build reads it to reject snippets that verify nothing.
+# Every check appends here: what it compared, whether it passed and the line that called it. The
+# build reads it: a snippet that verifies nothing, or records a failed check (even one it caught),
+# fails its card at that line.
 RESULTS: list[dict[str, Any]] = []
 
 
@@ -14,8 +18,26 @@ class CheckFailed(AssertionError):
     """A card's formula disagreed with its independent reference."""
 
 
+def _caller_line() -> int | None:
+    """The line that called the check: in the snippet being run (sys.argv[0], as the build sets
+    it) if it is on the stack, else the first caller outside this module."""
+    here = os.path.normcase(os.path.abspath(__file__))
+    snippet = os.path.normcase(os.path.abspath(sys.argv[0])) if sys.argv and sys.argv[0] else None
+    frame = sys._getframe(1)
+    first = None
+    while frame is not None:
+        name = os.path.normcase(os.path.abspath(frame.f_code.co_filename))
+        if name != here:
+            if first is None:
+                first = frame.f_lineno
+            if name == snippet or snippet is None:
+                return frame.f_lineno
+        frame = frame.f_back
+    return first
+
+
 def _record(what: str, passed: bool, detail: str) -> None:
-    RESULTS.append({"what": what, "passed": passed, "detail": detail})
+    RESULTS.append({"what": what, "passed": passed, "detail": detail, "line": _caller_line()})
     print(f"{'PASS' if passed else 'FAIL'}  {what}: {detail}")
     if not passed:
         raise CheckFailed(f"{what}: {detail}")

@@ -99,6 +99,43 @@ def test_failing_snippet_fails_the_build_with_card_and_line(project: Project) ->
     assert project.snapshot() == before  # failures are not cached
 
 
+# Catches its own failed check (line 5), then passes another: the card is not verified.
+SWALLOWED = """import numpy as np
+from cardcheck import check_close
+
+try:
+    check_close('wrong formula', np.log(2.0), 0.7)
+except Exception:
+    pass
+check_close('right formula', np.log(2.0), 0.6931471805599453)
+"""
+
+
+def test_a_caught_failed_check_fails_the_build_with_card_and_line(project: Project) -> None:
+    project.add_card("toy-entropy", snippet=SWALLOWED)
+    result = project.build()
+    assert result.returncode != 0
+    assert ("docs/cards/toy-entropy.md: snippet snippets/toy-entropy.py:5 failed: check 'wrong formula' "
+            "failed") in result.stderr
+    assert "snippets: 1 ran, 0 cached, 1 failed" in result.stderr
+    assert not list(project.cache.rglob("[0-9a-f]*.json"))  # not stored as a success
+    assert not (project.root / "site" / "cards" / "toy-entropy" / "index.html").exists()
+
+
+def test_one_invalid_card_is_one_error_however_many_cards_relate_to_it(project: Project) -> None:
+    broken = project.add_card("toy-entropy", colour="red")
+    for name, seed in (("toy-a", "handbook/1/Perplexity"), ("toy-b", "handbook/1/Log-softmax")):
+        project.add_card(name, related=["toy-entropy"], seeds=[seed])
+    result = project.build()
+    assert result.returncode != 0
+    line = next(i for i, text in enumerate(broken.read_text().splitlines(), start=1) if "colour:" in text)
+    errors = [text for text in result.stderr.splitlines() if "docs/cards/" in text]
+    assert len(errors) == 1, result.stderr
+    assert f"docs/cards/toy-entropy.md:{line}: unknown field 'colour'" in errors[0]
+    assert "(so 2 cards relating to 'toy-entropy' cannot link to it: toy-a.md, toy-b.md)" in errors[0]
+    assert "does not exist" not in result.stderr
+
+
 def test_timed_out_snippet_fails_the_build(project: Project) -> None:
     project.add_card("toy-entropy", timeout=2)
     before = built_once(project)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -159,6 +160,43 @@ def test_a_snippet_past_its_deadline_is_killed_with_its_group(snippets: Path, se
     assert not result.ok and "timed out after 1 s" in result.error
     assert 1 + GRACE_SECONDS <= time.monotonic() - started < 1 + GRACE_SECONDS + 15
     assert wait_until(lambda: processes_with(f"sleep {marker}") == [], 10)
+
+
+# How a snippet that has started `sleep` ends: each must take the sleep with it.
+ENDINGS = {
+    "returns": "",
+    "fails": "raise ValueError('after starting a process')\n",
+    "exits without cleaning up": "os._exit(0)\n",
+    "times out": "while True:\n    time.sleep(0.05)\n",
+}
+
+
+@pytest.mark.parametrize("new_session", [False, True], ids=["same group", "own session"])
+@pytest.mark.parametrize("ending", list(ENDINGS))
+def test_no_process_a_snippet_starts_outlives_it(snippets: Path, server: ForkServer, ending: str,
+                                                  new_session: bool) -> None:
+    """`sleep 300` started with subprocess.Popen, in the snippet's process group or in a session of
+    its own (which the group kill does not reach): gone, by its pid, once the run has returned."""
+    marker = f"300.{time.time_ns() % 10**9}"
+    source = ("import os, subprocess, time\nfrom cardcheck import check_true\n"
+              f"sleeper = subprocess.Popen(['sleep', '{marker}'], start_new_session={new_session})\n"
+              "print('started', sleeper.pid, flush=True)\ntime.sleep(1.5)\n"
+              "check_true('sleep is running', sleeper.poll() is None)\n" + ENDINGS[ending])
+    seen: set[int] = set()
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(run_snippet, job(snippets, "starter", source, timeout=4), snippets, server)
+        while not running.done():
+            seen.update(processes_with(f"sleep {marker}"))
+            time.sleep(0.02)
+        result = running.result()
+    assert result.ok == (ending == "returns"), result.describe_failure()
+    if ending == "returns":
+        assert [int(result.stdout.split()[1])] == sorted(seen)
+    assert len(seen) == 1, "the snippet's sleep was never seen running"
+    [pid] = seen
+    assert not alive(pid), f"sleep {marker} (pid {pid}) outlived its snippet ({ending})"
+    assert server.process is not None and server.process.poll() is None
+    assert children_of(server.process.pid) == []  # nothing left for the server to reap either
 
 
 SLEEPER = ("import time\nfrom cardcheck import check_true\nstart = time.time()\ntime.sleep(1.5)\n"

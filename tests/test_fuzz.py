@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import signal
 import tempfile
 from pathlib import Path
 
 import yaml
 from conftest import VALID_CARD, card_markdown
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from eqcards.cards import parse_card
@@ -52,3 +53,41 @@ def test_one_field_of_any_shape(name: str, value: object) -> None:
     except yaml.YAMLError:
         return
     parse_text(text)
+
+
+def alias_bomb(levels: int, width: int) -> str:
+    rows = [f"  a0: &a0 [{', '.join(['lol'] * width)}]"]
+    rows += [f"  a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * width)}]" for i in range(1, levels + 1)]
+    return "\n".join(rows) + "\n"
+
+
+@settings(max_examples=60, deadline=1000, phases=[Phase.explicit, Phase.generate])  # no shrinking:
+# each failing example of a reintroduced bug takes the full second
+@given(st.integers(1, 30), st.integers(1, 12), st.sampled_from(FIELD_NAMES), st.booleans())
+def test_nested_aliases_are_rejected_at_once_at_their_line(levels: int, width: int, field: str,
+                                                            first: bool) -> None:
+    """A "billion laughs" of any depth and width, under any field, known or not, first or last:
+    rejected at its first anchor, within hypothesis's one-second deadline."""
+    bomb = f"{field}:\n{alias_bomb(levels, width)}"
+    body = yaml.safe_dump({k: v for k, v in VALID_CARD.items() if k != field}, sort_keys=False)
+    text = "---\n" + (bomb + body if first else body + bomb) + "---\n"
+    line = text.splitlines().index("  a0: &a0 [" + ", ".join(["lol"] * width) + "]") + 1
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "toy-entropy.md"
+        path.write_text(text, encoding="utf-8")
+        signal.signal(signal.SIGALRM, expire)  # a hang (the bug) fails the test instead
+        signal.setitimer(signal.ITIMER_REAL, 1.0)
+        try:
+            parse_card(path)
+        except CardError as exc:
+            assert (exc.path, exc.line) == (path, line)
+            assert exc.message.startswith("YAML anchors and aliases (&name, *name) are not allowed")
+        else:
+            raise AssertionError("a card with aliases loaded")
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
+def expire(*_: object) -> None:
+    raise TimeoutError("front matter with aliases still loading after 1 s")

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import os
+import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from conftest import GOOD_SNIPPET, job, snapshot
+import pytest
+from conftest import GOOD_SNIPPET, ROOT, job, snapshot
 
+from eqcards import snippet_key as key_module
 from eqcards.cache import ResultCache
 from eqcards.determinism import first_difference, run_twice
-from eqcards.runner import SnippetJob, SnippetResult, run_snippet, run_snippets
+from eqcards.forkclient import ForkServer
+from eqcards.runner import SnippetJob, SnippetResult, run_snippet, run_snippets, snippet_server, verdict
 from eqcards.snippet_key import snippet_key
 
 
@@ -39,6 +44,73 @@ def test_failed_check_reports_the_snippet_line(snippets: Path) -> None:
     assert "CheckFailed: wrong formula" in result.error
     message = result.describe_failure()
     assert "bad.md: snippet" in message and "bad.py:4 failed" in message
+
+
+# A snippet that catches its own failed check and goes on to pass another: not verified.
+SWALLOWED = """import numpy as np
+from cardcheck import check_close
+
+try:
+    check_close('wrong formula', np.log(2.0), 0.7)
+except Exception:
+    pass
+check_close('right formula', np.log(2.0), 0.6931471805599453)
+"""
+
+
+def test_a_caught_failed_check_fails_the_snippet_at_its_line(snippets: Path, tmp_path: Path) -> None:
+    swallowed = job(snippets, "swallowed", SWALLOWED)
+    result = run_snippet(swallowed, snippets)
+    assert [(c["what"], c["passed"], c["line"]) for c in result.checks] == \
+        [("wrong formula", False, 5), ("right formula", True, 8)]
+    assert "FAIL  wrong formula" in result.stdout and "PASS  right formula" in result.stdout
+    assert not result.ok and result.line == 5
+    assert result.error.startswith("check 'wrong formula' failed (max abs error ")
+    assert "do not catch CheckFailed" in result.error
+    assert "swallowed.md: snippet" in result.describe_failure()
+    assert "swallowed.py:5 failed: check 'wrong formula' failed" in result.describe_failure()
+    cache = ResultCache(tmp_path / "cache")
+    report = run_snippets([swallowed], snippets, cache)
+    assert [r.job.card_id for r in report.failures] == ["swallowed"]
+    assert not (tmp_path / "cache").exists()  # never stored as a success
+
+
+def test_checks_record_the_line_that_called_them(snippets: Path) -> None:
+    source = ("from cardcheck import check_close, check_true\n\n\ndef verify(x):\n"
+              "    check_close('inside a function', x, 1.0)\n\n\ncheck_true('top level', True)\n"
+              "verify(1.0)\n")
+    result = run_snippet(job(snippets, "lines", source), snippets)
+    assert result.ok, result.describe_failure()
+    assert [c["line"] for c in result.checks] == [8, 5]
+
+
+def test_a_result_verifies_only_with_every_check_passed_and_at_least_one(snippets: Path) -> None:
+    """The runner's own rule, whatever the child reported (a cache entry, an older worker)."""
+    ok = SnippetResult(job(snippets, "x", ""), ok=True, stdout="")
+    passed = {"what": "a", "passed": True, "detail": "", "line": 3}
+    failed = {"what": "b", "passed": False, "detail": "off by one", "line": 7}
+    assert verdict(replace(ok, checks=[passed])).ok
+    none = verdict(ok)
+    assert not none.ok and "ran no check" in none.error
+    caught = verdict(replace(ok, checks=[failed, passed]))
+    assert (caught.ok, caught.line) == (False, 7)
+    assert caught.error.startswith("check 'b' failed (off by one)")
+    assert not verdict(replace(ok, checks=[{**passed, "passed": "yes"}])).ok
+    crashed = replace(ok, ok=False, checks=[passed], error="ValueError: boom", line=2)
+    assert verdict(crashed) == crashed
+
+
+def test_a_cached_result_with_a_failed_check_is_run_again(snippets: Path, tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path / "cache")
+    good = job(snippets, "good", GOOD_SNIPPET)
+    key = snippet_key(good.snippet_path, snippets, good.timeout)
+    forged = {"stdout": "FAIL  x\n", "figures": [], "duration": 0.1,
+              "checks": [{"what": "x", "passed": False, "detail": "", "line": 5}]}
+    cache.put(key, forged)
+    report = run_snippets([good], snippets, cache)
+    assert (report.ran, report.cached, report.failures) == (1, 0, [])
+    assert "PASS  entropy" in report.results["good"].stdout
+    assert cache.get(key)["checks"][0]["passed"] is True  # the honest result replaced it
 
 
 def test_exception_and_syntax_error_lines(snippets: Path) -> None:
@@ -105,6 +177,29 @@ def test_editing_a_snippet_or_its_helper_changes_the_key(snippets: Path) -> None
     assert snippet_key(good.snippet_path, snippets, 31) != after[0]
 
 
+@pytest.mark.parametrize("changed", ["python", "numpy", "scipy", "matplotlib"])
+def test_a_new_python_or_library_version_changes_the_key(snippets: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          changed: str) -> None:
+    """A new numpy may change a printed digit or a figure: its cached results must not be served."""
+    good = job(snippets, "good", GOOD_SNIPPET)
+    real_version, real_python = key_module.metadata.version, key_module.platform.python_version
+
+    def key_with(versions: dict[str, str]) -> str:
+        monkeypatch.setattr(key_module.metadata, "version",
+                            lambda name: versions.get(name) or real_version(name))
+        monkeypatch.setattr(key_module.platform, "python_version",
+                            lambda: versions.get("python") or real_python())
+        key_module.environment_fingerprint.cache_clear()
+        try:
+            return snippet_key(good.snippet_path, snippets, good.timeout)
+        finally:
+            key_module.environment_fingerprint.cache_clear()
+
+    before = key_with({})
+    assert key_with({}) == before
+    assert key_with({changed: "999.0.0"}) != before
+
+
 def test_corrupted_cache_entry_is_rerun_not_served(snippets: Path, tmp_path: Path) -> None:
     cache = ResultCache(tmp_path / "cache")
     good = job(snippets, "good", GOOD_SNIPPET)
@@ -145,11 +240,22 @@ def test_network_is_refused_at_the_snippet_line(snippets: Path) -> None:
     assert "may not use the network" in result.error
 
 
-def test_memory_is_bounded(snippets: Path) -> None:
-    source = "import numpy as np\nfrom cardcheck import check_true\nbig = np.ones(10**10)\n"
-    result = run_snippet(job(snippets, "hog", source), snippets)
-    assert not result.ok and result.line == 3
-    assert result.error.startswith(("MemoryError", "numpy._core._exceptions._ArrayMemoryError"))
+# 3 GB, allocated and not touched (calloc maps it lazily): the address space grows by 3 GB but
+# the machine's memory does not, so it succeeds on any machine where no cap is in the way.
+HOG = ("import numpy as np\nfrom cardcheck import check_true\n"
+       "big = np.zeros(3 * 2**30, dtype=np.uint8)\ncheck_true('3 GB allocated', big.nbytes == 3 * 2**30)\n")
+
+
+def test_memory_cap_refuses_what_succeeds_without_it(snippets: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hog = job(snippets, "hog", HOG)
+    monkeypatch.setenv("EQCARDS_MEMORY_MB", str(64 * 1024))  # far above the allocation: no cap in the way
+    uncapped = run_snippet(hog, snippets)
+    assert uncapped.ok, uncapped.describe_failure()
+    assert [c["passed"] for c in uncapped.checks] == [True] and "PASS  3 GB allocated" in uncapped.stdout
+    monkeypatch.setenv("EQCARDS_MEMORY_MB", "1024")  # read by each new snippet server
+    capped = run_snippet(hog, snippets)
+    assert not capped.ok and capped.line == 3 and capped.checks == []
+    assert capped.error.startswith(("MemoryError", "numpy._core._exceptions._ArrayMemoryError"))
 
 
 def test_writes_outside_the_working_directory_are_refused(snippets: Path, tmp_path: Path) -> None:
@@ -160,6 +266,86 @@ def test_writes_outside_the_working_directory_are_refused(snippets: Path, tmp_pa
     assert not result.ok and result.line == 3
     assert "may only write inside their working directory" in result.error
     assert not outside.exists()
+
+
+# Each changes the file system outside the working directory at line 6 of its snippet; OUT is a
+# folder outside, holding a file, an empty folder and a folder with a file in it.
+ESCAPES = {
+    "open for writing": "open(OUT / 'new.txt', 'w')",
+    "os.open for writing": "os.open(OUT / 'new.txt', os.O_WRONLY | os.O_CREAT)",
+    "os.open to truncate": "os.open(OUT / 'victim.txt', os.O_RDWR | os.O_TRUNC)",
+    "os.remove": "os.remove(OUT / 'victim.txt')",
+    "os.unlink": "Path(OUT / 'victim.txt').unlink()",
+    "os.remove relative to an open folder": "os.remove('victim.txt', dir_fd=os.open(OUT, os.O_RDONLY))",
+    "os.rename out of the folder": "os.rename(OUT / 'victim.txt', 'taken.txt')",
+    "os.rename into the folder": "os.rename('mine.txt', OUT / 'new.txt')",
+    "os.replace over a file": "os.replace('mine.txt', OUT / 'victim.txt')",
+    "os.rmdir": "os.rmdir(OUT / 'empty')",
+    "os.mkdir": "os.mkdir(OUT / 'new')",
+    "os.makedirs": "os.makedirs(OUT / 'new' / 'deeper')",
+    "shutil.rmtree": "shutil.rmtree(OUT / 'tree')",
+    "shutil.move": "shutil.move(OUT / 'tree', 'tree')",
+    "os.symlink": "os.symlink('mine.txt', OUT / 'link')",
+    "os.link": "os.link('mine.txt', OUT / 'hard')",
+    "os.truncate": "os.truncate(OUT / 'victim.txt', 0)",
+}
+
+
+@pytest.fixture(scope="module")
+def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, ForkServer]]:
+    """One snippets folder and one snippet server for many short runs."""
+    folder = tmp_path_factory.mktemp("shared") / "snippets"
+    folder.mkdir()
+    for helper in ("cardcheck.py", "cardplot.py"):
+        shutil.copy(ROOT / "snippets" / helper, folder / helper)
+    with snippet_server(folder, []) as server:
+        yield folder, server
+
+
+@pytest.mark.parametrize("escape", list(ESCAPES))
+def test_changes_outside_the_working_directory_are_refused(shared_server: tuple[Path, ForkServer],
+                                                            tmp_path: Path, escape: str) -> None:
+    snippets, server = shared_server
+    outside = tmp_path / "outside"
+    (outside / "empty").mkdir(parents=True)
+    (outside / "tree").mkdir()
+    (outside / "tree" / "leaf.txt").write_text("leaf")
+    (outside / "victim.txt").write_text("keep me")
+    before = snapshot(outside)
+    source = ("import os, shutil\nfrom pathlib import Path\nfrom cardcheck import check_true\n"
+              f"OUT = Path({str(outside)!r})\nPath('mine.txt').write_text('mine')\n"
+              f"{ESCAPES[escape]}\ncheck_true('escaped', True)\n")
+    name = "escape-" + escape.replace(" ", "-").replace(".", "-")
+    result = run_snippet(job(snippets, name, source), snippets, server)
+    assert not result.ok and result.line == 6, result.describe_failure()
+    assert result.error.startswith("PermissionError: snippets may only "), result.error
+    assert "inside their working directory" in result.error
+    assert snapshot(outside) == before
+
+
+def test_the_same_changes_inside_the_working_directory_are_allowed(snippets: Path) -> None:
+    source = """import os, shutil, tempfile
+from pathlib import Path
+from cardcheck import check_true
+Path('a.txt').write_text('a')
+os.close(os.open('b.txt', os.O_WRONLY | os.O_CREAT))
+os.rename('a.txt', 'c.txt')
+os.replace('c.txt', 'b.txt')
+os.link('b.txt', 'hard.txt')
+os.symlink('b.txt', 'link.txt')
+os.truncate('b.txt', 0)
+os.remove('hard.txt')
+os.makedirs('d/e')
+os.rmdir('d/e')
+Path('d/f.txt').write_text('f')
+shutil.move('d', 'g')
+shutil.rmtree('g')
+with tempfile.NamedTemporaryFile('w') as handle:
+    handle.write('scratch')
+check_true('all done in the working directory', sorted(os.listdir('.')) == ['b.txt', 'link.txt'])
+"""
+    result = run_snippet(job(snippets, "tidy", source), snippets)
+    assert result.ok, result.describe_failure()
 
 
 def test_a_figure_that_cannot_be_saved_fails_the_snippet(snippets: Path) -> None:
@@ -239,6 +425,7 @@ BAD_SNIPPETS = {
     "badfig": "from cardcheck import check_true\nfrom cardplot import figure\ncheck_true('ran', True)\n"
               "fig, ax = figure('broken', 'x', 'y')\nax.set_title(r'$\\frac{a$')\n",
     "unseeded": UNSEEDED,
+    "swallowed": SWALLOWED,
 }
 
 

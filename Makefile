@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: venv build serve test lint cheatsheet clean bench
+.PHONY: venv build serve test lint cheatsheet clean bench mutants
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
@@ -42,6 +42,11 @@ $(BENCH_STAMP): $(STAMP) requirements-bench.txt
 # Builds the site several ways and prints ratios (bench/latest.json, README table).
 bench: $(BENCH_STAMP)
 	cd scripts && ../$(BIN)/python bench.py
+
+# Mutation testing: break every card's formula on purpose and fail if the checks miss too much
+# (a card under 90% of its mutants killed, or the site under 95%). Scores: snippets/mutation-scores.json.
+mutants: $(STAMP)
+	$(BIN)/python scripts/mutants.py --check
 
 cheatsheet: $(STAMP)
 	$(BIN)/python scripts/build_cheatsheet.py

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from . import markup
 from .model import Card, Source, Topic
+from .mutation_ledger import MeasuredScore
 from .runner import SnippetResult
 
 
@@ -29,7 +31,7 @@ def render_source(source: Source) -> str:
 
 
 def render_verification(card: Card, result: SnippetResult | None, snippet_source: str,
-                        repo_url: str | None = None) -> str:
+                        repo_url: str | None = None, mutation: MeasuredScore | None = None) -> str:
     # Snippet output and source would swamp the search index; the section stays out of it.
     lines = ["## Verification { data-search-exclude }", ""]
     if result is None:
@@ -41,6 +43,7 @@ def render_verification(card: Card, result: SnippetResult | None, snippet_source
                   "formula with independent references.", ""]
     else:
         lines += ['!!! failure "Verification failed"', f"    {markup.text(result.error or '')}", ""]
+    lines += render_mutation_score(card, mutation)
     if result is not None and result.stdout.strip():
         lines += ["```text", result.stdout.rstrip("\n"), "```", ""]
     for i, _ in enumerate(result.figures if result else [], start=1):
@@ -58,11 +61,58 @@ def render_verification(card: Card, result: SnippetResult | None, snippet_source
     return "\n".join(lines)
 
 
+def _code(text: str) -> str:
+    """Inline code that holds any text, backticks included."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _prose(text: str) -> str:
+    """Plain text in Markdown: HTML escaped, and no stray emphasis or links from * _ [ ]."""
+    return re.sub(r"([\\*_\[\]`])", r"\\\1", markup.text(text))
+
+
+def render_mutation_score(card: Card, score: MeasuredScore | None) -> list[str]:
+    """How many deliberate errors in the formula the checks caught (from the mutation ledger),
+    with every one tried; or that it was not measured for this version of the snippet."""
+    if score is None or score.score is None:
+        return ['!!! note "Mutation score: not measured for this version of the snippet"',
+                "    How strong the checks are is measured by breaking the formula on purpose, one "
+                "error at a time (`make mutants`). No score is recorded for the snippet as it is "
+                "now, so none is shown.", ""]
+    caught = (f"{score.killed} of {score.tried} deliberate error{'s' if score.tried != 1 else ''} "
+              f"in the formula {'were' if score.killed != 1 else 'was'} caught by the checks")
+    lines = [f'??? abstract "{caught[0].upper()}{caught[1:]}"',
+             f"    Each deliberate error (a mutant) is a copy of `snippets/{card.snippet}` with one "
+             "change in the code that computes the formula: an operator, a constant, a function, an "
+             "index or an axis. Each ran as the build runs the snippet, and counts as caught when a "
+             "check fails, the snippet stops with an error or it runs past its time limit"
+             + (f" ({score.timed_out} did)" if score.timed_out else "") + ".", ""]
+    groups = [("survived", "Not caught"), ("equivalent", "Declared equivalent (cannot change the "
+              "result; not counted)"), ("killed", "Caught"), ("timeout", "Caught: ran past the time limit")]
+    for status, title in groups:
+        items = score.of(status)
+        if not items:
+            continue
+        lines += [f"    **{title}: {len(items)}**", ""]
+        for m in items:
+            where = _code(f"{score.snippet or 'snippets/' + card.snippet}:{m.get('line')}")
+            note = ""
+            if m.get("reason"):
+                note = f", because {_prose(str(m['reason']))}"
+            elif m.get("by") and status == "killed":
+                note = f", by {_code(str(m['by']))}"
+            lines.append(f"    - {where} {_code(str(m.get('diff', '')))}{note}")
+        lines.append("")
+    return lines
+
+
 def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
                 result: SnippetResult | None, snippet_source: str,
                 backlinks: list[str], cite_box: str = "",
                 neighbours: tuple[Card | None, Card | None] = (None, None),
-                repo_url: str | None = None) -> str:
+                repo_url: str | None = None, mutation: MeasuredScore | None = None) -> str:
     """The whole page, identical in structure for every card."""
     out = [f"# {markup.text(card.title)}", "",
            f'<p class="eqc-summary">{markup.text_with_math(card.summary)}</p>', "",
@@ -72,10 +122,12 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     if card.aliases:
         meta.append("**Also known as:** " + ", ".join(f"`{a}`" if "`" not in a else markup.text(a)
                                                       for a in card.aliases))
-    out += ['<div class="eqc-meta" markdown>', "", " · ".join(meta), "", "</div>", ""]
+    # Equation, summary and symbols first; names and topic after them, so that on a phone the
+    # formula is what the first screen shows.
     out += ["## Symbols", "", "| Symbol | Meaning |", "|---|---|"]
     out += [f"| {markup.inline_math(s.symbol)} | {markup.cell(s.meaning)} |" for s in card.symbols]
-    out += ["", card.body.strip(), "", render_verification(card, result, snippet_source, repo_url)]
+    out += ["", '<div class="eqc-meta" markdown>', "", " · ".join(meta), "", "</div>", ""]
+    out += ["", card.body.strip(), "", render_verification(card, result, snippet_source, repo_url, mutation)]
     out += ["## Sources", ""]
     out += [f"{i}. {render_source(s)}" for i, s in enumerate(card.sources, start=1)]
     if cite_box:

@@ -1,14 +1,17 @@
-"""Validate one card against the whole set and run its snippet, without building the site."""
+"""Validate one card against the whole set and run its snippet, without building the site.
+With --mutants, then measure how strong its checks are (mutation testing, scripts/mutants.py)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from eqcards.cards import parse_card
 from eqcards.config import Settings
 from eqcards.errors import CardError, CardErrors
+from eqcards.mutation_run import measure
 from eqcards.runner import SnippetJob, run_snippet
 from eqcards.site import CardSite
 
@@ -18,6 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("ids", nargs="+", help="card ids")
+    parser.add_argument("--mutants", action="store_true",
+                        help="then break the formula on purpose and report which errors the checks "
+                             "catch (records the score in snippets/mutation-scores.json)")
     args = parser.parse_args()
     settings = Settings.for_project(ROOT)
     try:
@@ -45,6 +51,12 @@ def main() -> None:
         else:
             failed = True
             print(result.describe_failure(ROOT), file=sys.stderr)
+    if args.mutants and not failed:
+        cache_dir = Path(os.environ.get("EQCARDS_MUTANTS_CACHE_DIR", ROOT / ".cache" / "mutants"))
+        text, ok = measure(ROOT, settings.cards_dir, settings.snippets_dir, cache_dir, args.ids,
+                           workers=settings.workers)
+        print(text)
+        failed = not ok
     sys.exit(1 if failed else 0)
 
 

@@ -48,10 +48,20 @@ SNIPPET = '''"""{title}: checked against TODO (an independent route)."""
 import numpy as np
 from cardcheck import check_close
 
+
+# The code that computes the formula, and only that, goes between these two lines: the mutation
+# test (scripts/check_card.py {id} --mutants) breaks it on purpose and the checks must notice.
+# --- formula ---
+def formula(x: np.ndarray) -> np.ndarray:
+    """TODO: the formula itself."""
+    return x
+# --- end formula ---
+
+
 rng = np.random.default_rng(0)
 
-# TODO: implement the formula, then compare it with a library, brute force or an identity.
-check_close("TODO what is compared", 0.0, 1.0)
+# TODO: compare the formula with a library, brute force or an identity, outside the region.
+check_close("TODO what is compared", formula(0.0), 1.0)
 '''
 
 
@@ -69,9 +79,10 @@ def main() -> None:
         if path.exists():
             sys.exit(f"{path.relative_to(ROOT)} already exists")
     card.write_text(CARD.format(id=args.id, title=args.title, topic=args.topic), encoding="utf-8")
-    snippet.write_text(SNIPPET.format(title=args.title), encoding="utf-8")
+    snippet.write_text(SNIPPET.format(title=args.title, id=args.id), encoding="utf-8")
     print(f"created {card.relative_to(ROOT)} and {snippet.relative_to(ROOT)}; the snippet's "
-          "placeholder check fails until you write a real one")
+          "placeholder check fails until you write a real one. Then: "
+          f"scripts/check_card.py {args.id} --mutants")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
 PAGES = {"home": "", "card": "cards/kl-divergence/", "cheatsheet": "cheatsheet/"}
 SCHEMES = {"light": ("light", "default"), "dark": ("dark", "slate")}
+# A desktop and a phone: the phone layout has its own header, drawer and stacked cheatsheet.
+VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 
 def blocking_violations(page: Page, exclude: tuple[str, ...] = ()) -> list[dict[str, Any]]:
@@ -51,19 +53,27 @@ def open_in(visit: Visit, url: str, scheme: str) -> Page:
     return page
 
 
+@pytest.mark.parametrize("viewport", VIEWPORTS)
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("name", PAGES)
-def test_page_has_no_serious_violation(visit: Visit, base_url: str, name: str, scheme: str) -> None:
+def test_page_has_no_serious_violation(visit: Visit, base_url: str, name: str, scheme: str,
+                                       viewport: str) -> None:
+    visit.page.set_viewport_size(VIEWPORTS[viewport])
     page = open_in(visit, base_url + PAGES[name], scheme)
     # The search dialog, closed here but present on every page, is audited open, with results,
     # by the search test below: each of its problems is reported once, there.
     violations = blocking_violations(page, exclude=(".md-search",))
-    assert not violations, f"{name} page, {scheme} palette:\n{describe(violations)}"
+    assert not violations, f"{name} page, {scheme} palette, {viewport}:\n{describe(violations)}"
 
 
+@pytest.mark.parametrize("viewport", VIEWPORTS)
 @pytest.mark.parametrize("scheme", SCHEMES)
-def test_search_results_have_no_serious_violation(visit: Visit, base_url: str, scheme: str) -> None:
+def test_search_results_have_no_serious_violation(visit: Visit, base_url: str, scheme: str,
+                                                  viewport: str) -> None:
+    visit.page.set_viewport_size(VIEWPORTS[viewport])
     page = open_in(visit, base_url, scheme)
+    if viewport == "phone":  # the search field is behind the header's search button
+        page.locator("label.md-header__button[for='__search']").click()
     open_search(page)
     page.locator("input.md-search__input").press_sequentially("entropy", delay=20)
     results = page.locator(".md-search-result__item")

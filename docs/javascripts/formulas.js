@@ -1,6 +1,6 @@
-// Formulas arrive as build-time SVG. This script (1) copies their TeX when a selection that
-// contains them is copied, and (2) shrinks a cheatsheet formula wider than its column, on
-// screen and before printing.
+// Formulas arrive as build-time SVG. This script copies their TeX when a selection that contains
+// them is copied. (Sizes are CSS's alone: on screen a formula keeps its size and scrolls in its
+// own block; in print a cheatsheet formula wider than its column is scaled to it.)
 (function () {
   document.addEventListener("copy", function (event) {
     var selection = window.getSelection();
@@ -19,31 +19,4 @@
     event.clipboardData.setData("text/plain", holder.textContent);
     event.preventDefault();
   });
-
-  function fit() {
-    // Reset, measure, then write: two layouts for the whole page instead of one per formula.
-    var formulas = Array.prototype.slice.call(document.querySelectorAll(".eqc-sheet-formula .eqc-math"));
-    formulas.forEach(function (math) { math.style.zoom = ""; });
-    var sizes = formulas.map(function (math) {
-      return [math.closest(".eqc-sheet-formula").getBoundingClientRect().width,
-              math.getBoundingClientRect().width];
-    });
-    formulas.forEach(function (math, i) {
-      var room = sizes[i][0], width = sizes[i][1];
-      if (room > 0 && width > room) {
-        math.style.zoom = String(Math.max(0.4, Math.floor((room / width) * 100) / 100));
-      }
-    });
-  }
-  window.eqcFitFormulas = fit;
-  if (!document.querySelector(".eqc-cheatsheet")) return;
-  window.addEventListener("beforeprint", fit);
-  window.addEventListener("afterprint", fit);
-  window.addEventListener("resize", fit);
-  window.matchMedia("print").addEventListener("change", fit);
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", fit);
-  } else {
-    fit();
-  }
 })();

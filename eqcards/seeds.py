@@ -54,6 +54,11 @@ def seed_entries(seeds_dir: Path) -> list[str]:
             + cheatsheet_entries((seeds_dir / "cheatsheet.md").read_text(encoding="utf-8")))
 
 
+def read_keys(path: Path) -> list[str]:
+    """The committed index's keys in document order (handbook first, then the cheatsheet)."""
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def read_index(path: Path) -> set[str]:
     """The committed index (one key a line), so builds need no copy of the seed documents."""
     return {line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}

@@ -6,27 +6,38 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cache import ResultCache
-from .cards import load_cards, load_topics
-from .cheatsheet import render_cheatsheet, render_topic_cheatsheet
+from .cards import load_cards, load_parts
+from .cheatsheet import render_cheatsheet, render_part_cheatsheet, render_topic_cheatsheet
 from .citation import Edition, highwire_meta, redirect_page, render_cite_box
 from .config import Settings
 from .errors import CardErrors
 from .export import cards_json
 from .latex import check_latex, page_formulas
 from .mathsvg import MathRenderer, prerender, typeset_html
-from .model import Card, Topic
+from .model import Card, Part, Topic
+from .mutation_ledger import LEDGER_NAME, MeasuredScore, measured, read_ledger
 from .notebook import helper_sources, snippet_notebook
 from .numbers import NumberEntry, load_numbers, render_numbers_page, render_numbers_section
-from .pages import render_errata, render_glossary, render_home, render_topic_page
+from .pages import (
+    Realizers,
+    render_coverage,
+    render_errata,
+    render_glossary,
+    render_home,
+    render_part_page,
+    render_topic_page,
+    seed_realizers,
+)
 from .render import figure_uri, render_card
 from .runner import RunReport, SnippetJob, run_snippets
 from .search import rewrite_index
-from .seeds import read_index
+from .seeds import read_index, read_keys
 
 
 @dataclass
 class CardSite:
     settings: Settings
+    parts: list[Part]
     topics: list[Topic]
     cards: list[Card]
     report: RunReport | None = None
@@ -35,13 +46,15 @@ class CardSite:
     repo_url: str | None = None  # where the snippets can be read online, when the site says
     math: MathRenderer | None = None
     _by_id: dict[str, Card] = field(default_factory=dict)
+    _mutation: dict[str, MeasuredScore | None] | None = None
 
     @classmethod
     def load(cls, settings: Settings) -> CardSite:
         """Load and validate topics and cards; raises CardError(s) on any problem."""
         for cache_dir in (settings.cache_dir, settings.math_cache):  # what killed builds left
             ResultCache(cache_dir).sweep()
-        topics = load_topics(settings.topics_file)
+        parts = load_parts(settings.topics_file)
+        topics = [t for part in parts for t in part.topics]
         seeds = read_index(settings.seed_index)
         cards = load_cards(settings.cards_dir, topics, seeds, settings.snippets_dir)
         prerender([f for card in cards for f in page_formulas(card)], settings.math_cache, settings.workers)
@@ -50,7 +63,8 @@ class CardSite:
             raise CardErrors(errors)
         numbers = (load_numbers(settings.numbers_file, seeds, {c.id for c in cards}, settings.snippets_dir)
                    if settings.numbers_file.is_file() else [])
-        return cls(settings, topics, cards, numbers=numbers, math=math, _by_id={c.id: c for c in cards})
+        return cls(settings, parts, topics, cards, numbers=numbers, math=math,
+                   _by_id={c.id: c for c in cards})
 
     def typeset(self, page_html: str) -> str:
         """Every formula of a rendered page as build-time SVG (raises LatexError)."""
@@ -80,7 +94,9 @@ class CardSite:
         return self.report
 
     def nav(self) -> list:
-        """MkDocs-style nav: home, cheatsheet, numbers, the topic pages, errata.
+        """MkDocs-style nav: home, cheatsheet, numbers, each part with its topic pages, symbols,
+        coverage, errata. A part's own page is its section's index (theme feature
+        navigation.indexes); parts and topics without cards are left out.
 
         Cards are reached from their topic page and link to their neighbours themselves: the
         theme renders the whole nav into every page, so listing every card there would make
@@ -88,9 +104,12 @@ class CardSite:
         nav: list = [{"Home": "index.md"}, {"Cheatsheet": "cheatsheet.md"}]
         if self.numbers:
             nav.append({"Numbers": "numbers.md"})
-        topics = [{t.title: f"topics/{t.id}.md"} for t in self.topics
-                  if any(c.topic == t.id for c in self.cards)]
-        nav += [{"Topics": topics}, {"Symbols": "symbols.md"}, {"Errata": "errata.md"}]
+        used = {c.topic for c in self.cards}
+        for part in self.parts:
+            topics = [{t.title: f"topics/{t.id}.md"} for t in part.topics if t.id in used]
+            if topics:
+                nav.append({part.title: [f"parts/{part.id}/index.md", *topics]})
+        nav += [{"Symbols": "symbols.md"}, {"Coverage": "coverage.md"}, {"Errata": "errata.md"}]
         return nav
 
     def topic_members(self, topic_id: str) -> list[Card]:
@@ -100,12 +119,18 @@ class CardSite:
     def generated_pages(self) -> dict[str, str]:
         """Markdown pages that exist only in the build, by their path under docs/."""
         numbers = render_numbers_section(self.numbers) if self.numbers else ""
-        pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.topics, extra_sections=numbers),
-                 "errata.md": render_errata(self.cards), "symbols.md": render_glossary(self.cards)}
+        pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.parts, extra_sections=numbers),
+                 "errata.md": render_errata(self.cards), "symbols.md": render_glossary(self.cards),
+                 "coverage.md": render_coverage(self.realizers(), self.seed_keys(), self.topics)}
         if self.numbers:
             pages["numbers.md"] = render_numbers_page(
                 self.numbers, self.report.results if self.report else {},
                 {c.id: c.title for c in self.cards})
+        used = {c.topic for c in self.cards}
+        for part in self.parts:
+            if any(t.id in used for t in part.topics):
+                pages[f"parts/{part.id}/index.md"] = render_part_page(part, self.cards)
+                pages[f"cheatsheet/{part.id}.md"] = render_part_cheatsheet(part, self.cards)
         for topic in self.topics:
             if any(c.topic == topic.id for c in self.cards):  # as in nav(): no empty topic pages
                 pages[f"topics/{topic.id}.md"] = render_topic_page(topic, self.cards)
@@ -143,7 +168,16 @@ class CardSite:
         neighbours = (members[at - 1] if at > 0 else None,
                       members[at + 1] if at + 1 < len(members) else None)
         return render_card(card, self.topic(card.topic), self._by_id, result, source, backlinks, cite,
-                           neighbours, repo_url=self.repo_url)
+                           neighbours, repo_url=self.repo_url, mutation=self.mutation_scores()[card.id])
+
+    def mutation_scores(self) -> dict[str, MeasuredScore | None]:
+        """Each card's mutation score from the committed ledger, or None where the ledger has none
+        for the snippet as it is now (read once per build)."""
+        if self._mutation is None:
+            ledger = read_ledger(self.settings.snippets_dir / LEDGER_NAME)
+            self._mutation = {c.id: measured(c.id, self.settings.snippets_dir / c.snippet,
+                                             self.settings.snippets_dir, ledger) for c in self.cards}
+        return self._mutation
 
     def citation_meta(self, card_id: str) -> dict[str, str]:
         return highwire_meta(self.card(card_id), self.edition) if self.edition else {}
@@ -155,10 +189,20 @@ class CardSite:
                 for c in self.cards for old in c.former_ids}
 
     def home_page(self, template: str) -> str:
-        return render_home(template, self.cards, self.topics, has_numbers=bool(self.numbers))
+        return render_home(template, self.cards, self.parts, has_numbers=bool(self.numbers),
+                           seed_keys=self.seed_keys(), realizers=self.realizers())
+
+    def realizers(self) -> Realizers:
+        """Each seed entry with the cards and numbers that realize it."""
+        return seed_realizers(self.cards, self.numbers)
+
+    def seed_keys(self) -> list[str]:
+        """Every seed entry, in the seed documents' order (the committed index)."""
+        return read_keys(self.settings.seed_index)
 
     def cards_json(self, site_url: str) -> str:
-        return cards_json(self.cards, self.report.results if self.report else {}, site_url)
+        return cards_json(self.cards, self.report.results if self.report else {}, site_url,
+                          self.mutation_scores())
 
     def rewrite_search_index(self, index_path: Path) -> None:
         """Our formula search index in place of the theme's (see eqcards/search.py)."""

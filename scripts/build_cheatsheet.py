@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from eqcards.cards import load_cards, load_topics
+from eqcards.cards import load_cards, load_parts
 from eqcards.cheatsheet import render_cheatsheet
 from eqcards.config import Settings
 from eqcards.seeds import read_index
@@ -19,11 +19,12 @@ def main() -> None:
                         help="where to write the Markdown (default: build/cheatsheet.md)")
     args = parser.parse_args()
     settings = Settings.for_project(ROOT)
-    topics = load_topics(settings.topics_file)
+    parts = load_parts(settings.topics_file)
+    topics = [t for part in parts for t in part.topics]
     cards = load_cards(settings.cards_dir, topics, read_index(settings.seed_index), settings.snippets_dir)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     # Standalone, the page sits next to no cards folder: link to the published card URLs instead.
-    args.out.write_text(render_cheatsheet(cards, topics, link_prefix="../docs/cards/"), encoding="utf-8")
+    args.out.write_text(render_cheatsheet(cards, parts, link_prefix="../docs/cards/"), encoding="utf-8")
     print(f"wrote the cheatsheet of {len(cards)} cards to {args.out}")
 
 

@@ -4,9 +4,11 @@ import numpy as np
 from cardcheck import check_close, check_true
 
 
+# --- formula ---
 def adam_model_state_bytes(n_params, weight_bytes=2, grad_bytes=2, master_bytes=4, moment_bytes=4):
     """Bytes of model state for mixed-precision Adam: 2 + 2 + (4 + 4 + 4) = 16 per parameter."""
     return n_params * (weight_bytes + grad_bytes + master_bytes + 2 * moment_bytes)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

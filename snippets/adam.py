@@ -5,6 +5,7 @@ from cardcheck import check_close, check_true
 from scipy.signal import lfilter
 
 
+# --- formula ---
 def adam(grads, theta0, lr=1e-3, b1=0.9, b2=0.999, eps=1e-8):
     """Kingma & Ba, Algorithm 1, on a given sequence of gradients; returns all iterates and moments."""
     theta, m, v = theta0.copy(), np.zeros_like(theta0), np.zeros_like(theta0)
@@ -19,6 +20,7 @@ def adam(grads, theta0, lr=1e-3, b1=0.9, b2=0.999, eps=1e-8):
         ms.append(m)
         vs.append(v)
     return np.array(thetas), np.array(ms), np.array(vs)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -65,3 +67,7 @@ check_true("uncorrected m_1 is (1 - b1) g", np.isclose(m_c[0, 0], 0.1 * 2.5), f"
 thetas_big, _, _ = adam(1000 * grads, theta0, lr, b1, b2, eps)
 check_close("update invariant to gradient scale", thetas_big, thetas, rtol=1e-5)
 
+# 6. The defaults are the paper's "good default settings" (Algorithm 1): alpha = 0.001,
+#    beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8.
+check_close("default arguments == the paper's defaults (0.001, 0.9, 0.999, 1e-8)",
+            adam(grads, theta0)[0], adam(grads, theta0, 0.001, 0.9, 0.999, 1e-8)[0], rtol=1e-15)

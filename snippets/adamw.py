@@ -5,6 +5,7 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 
 
+# --- formula ---
 def adamw_paper(grad, theta0, alpha, sched, lam, b1=0.9, b2=0.999, eps=1e-8):
     """Loshchilov & Hutter, Algorithm 2: the decay is scaled by the schedule multiplier eta_t only."""
     theta, m, v = theta0.copy(), np.zeros_like(theta0), np.zeros_like(theta0)
@@ -15,6 +16,7 @@ def adamw_paper(grad, theta0, alpha, sched, lam, b1=0.9, b2=0.999, eps=1e-8):
         m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)
         theta = theta - eta_t * (alpha * m_hat / (np.sqrt(v_hat) + eps) + lam * theta)
     return theta
+# --- end formula ---
 
 
 def adamw_torch_style(grad, theta0, lrs, wd, b1=0.9, b2=0.999, eps=1e-8):

@@ -15,6 +15,7 @@ def s_and_t(h_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.tanh(Ws @ hidden), Wt @ hidden
 
 
+# --- formula ---
 def coupling_forward(h: np.ndarray) -> tuple[np.ndarray, float]:
     """y_A = h_A, y_B = h_B * exp(s(h_A)) + t(h_A); returns y and log|det dy/dh| = sum_j s_j."""
     h_a, h_b = h[:d], h[d:]
@@ -27,6 +28,7 @@ def coupling_inverse(y: np.ndarray) -> np.ndarray:
     y_a, y_b = y[:d], y[d:]
     s, t = s_and_t(y_a)
     return np.concatenate([y_a, (y_b - t) * np.exp(-s)])
+# --- end formula ---
 
 
 def numerical_jacobian(f, h: np.ndarray, eps: float = 1e-6) -> np.ndarray:

@@ -6,11 +6,13 @@ from cardplot import figure
 from scipy.stats import binom
 
 
+# --- formula ---
 def chain_success(p, k=None) -> float:
     """P(all steps succeed) for independent steps: p**k, or prod(p_i) for a list of reliabilities."""
     if k is not None:
         return float(p) ** k
     return float(np.prod(p))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

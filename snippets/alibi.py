@@ -8,14 +8,15 @@ from cardplot import figure
 from scipy.special import softmax
 
 
+# --- formula ---
 def alibi_slopes(n_heads: int) -> np.ndarray:
-    """m_h = 2^(-8h/H), h = 1..H, for H a power of 2."""
+    """m_h = 2^(-8h/H), h = 1..H: the paper's geometric sequence (its code uses it when H is a power of 2)."""
     h = np.arange(1, n_heads + 1)
     return 2.0 ** (-8.0 * h / n_heads)
 
 
 def alibi_slopes_general(n_heads: int) -> list[float]:
-    """Reference rule for any H: powers of 2 use the formula; others interleave from 2H'."""
+    """The reference code's rule for any H: powers of 2 use the formula; others interleave from 2H'."""
     if math.log2(n_heads).is_integer():
         return list(alibi_slopes(n_heads))
     p = 2 ** math.floor(math.log2(n_heads))
@@ -27,6 +28,7 @@ def alibi_bias(seq_len: int, slope: float) -> np.ndarray:
     i = np.arange(seq_len)[:, None]
     j = np.arange(seq_len)[None, :]
     return np.where(j <= i, -slope * (i - j), -np.inf)
+# --- end formula ---
 
 
 check_close("H = 8 slopes are 1/2, 1/4, ..., 1/256 (paper)", alibi_slopes(8),

@@ -5,9 +5,11 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 
 
+# --- formula ---
 def score_variance(d_k: int, mu_q: float = 0.0, mu_k: float = 0.0) -> float:
     """Var(q.k) for independent components with means mu_q, mu_k and unit variance."""
     return d_k * (1.0 + mu_q**2 + mu_k**2)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -39,6 +41,14 @@ check_close("non-zero means: Var(q.k) = d_k (1 + mu_q^2 + mu_k^2)", s.var(),
             score_variance(d_k, 0.5, 0.5), rtol=0.03)
 check_true("with non-zero means the variance is NOT d_k", s.var() > 1.3 * d_k,
            f"{s.var():.1f} vs d_k = {d_k}")
+
+# Exact, by enumeration: components mu + s with random signs s = +-1 (mean mu, variance 1), all
+# 2^(2 d_k) equally likely sign patterns of q and k for d_k = 4, so no sampling error at all.
+signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * 8, indexing="ij")).reshape(8, -1).T
+for mq, mk in ((0.0, 0.0), (0.5, -1.5), (2.0, 0.25)):
+    dots = ((mq + signs[:, :4]) * (mk + signs[:, 4:])).sum(axis=1)
+    check_close(f"exact Var(q.k) by enumeration, d_k = 4, mu_q = {mq}, mu_k = {mk}",
+                score_variance(4, mq, mk), dots.var(), rtol=1e-12)
 
 # Figure: average largest softmax weight over 128 keys, with and without the 1/sqrt(d_k).
 widths = np.array([4, 8, 16, 32, 64, 128, 256, 512, 1024])

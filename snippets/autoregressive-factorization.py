@@ -9,11 +9,13 @@ rng = np.random.default_rng(0)
 V, T = 3, 4  # vocabulary size, sequence length: V**T = 81 sequences, small enough to enumerate
 
 
+# --- formula ---
 def conditionals_from_joint(joint: np.ndarray) -> list[np.ndarray]:
     """p(x_t | x_<t) for t = 1..T, read off a joint table of shape (V,)*T by marginalizing."""
     n = joint.ndim
-    marginals = [joint.sum(axis=tuple(range(t, n))) for t in range(n + 1)]  # p(x_{1:t}), t = 0..T
-    return [marginals[t] / marginals[t - 1][..., None] for t in range(1, n + 1)]
+    # p(x_{1:t}) / p(x_{1:t-1}): sum the joint over the positions after t, and after t - 1.
+    return [joint.sum(axis=tuple(range(t, n))) / joint.sum(axis=tuple(range(t - 1, n)))[..., None]
+            for t in range(1, n + 1)]
 
 
 def sequence_probability(conds: list[np.ndarray], x: tuple[int, ...]) -> float:
@@ -22,6 +24,7 @@ def sequence_probability(conds: list[np.ndarray], x: tuple[int, ...]) -> float:
     for t in range(len(x)):
         prob *= conds[t][x[: t + 1]]
     return prob
+# --- end formula ---
 
 
 # 1. Any joint distribution over T positions factorizes exactly, with no approximation.
@@ -31,6 +34,10 @@ all_seqs = list(itertools.product(range(V), repeat=T))
 product = np.array([sequence_probability(conds, x) for x in all_seqs])
 check_close("product of conditionals = joint, all 81 sequences", product,
             np.array([joint[x] for x in all_seqs]))
+check_true("one conditional per position, each of shape (V,)*t and normalized over x_t",
+           len(conds) == T and all(c.shape == (V,) * (t + 1) and np.allclose(c.sum(axis=-1), 1.0)
+                                   for t, c in enumerate(conds)),
+           f"{len(conds)} conditionals for T = {T}")
 
 # The order is a convention: factorizing right-to-left gives the same joint.
 reversed_conds = conditionals_from_joint(joint.transpose(tuple(range(T))[::-1]))

@@ -4,9 +4,11 @@ import numpy as np
 from cardcheck import check_close, check_true
 
 
+# --- formula ---
 def bits_per_byte(token_logprobs: np.ndarray, n_bytes: int) -> float:
     """BPB = -(1 / (B ln 2)) * sum_t ln p_theta(x_t | x_<t), whatever the tokens are."""
     return float(-np.sum(token_logprobs) / (n_bytes * np.log(2)))
+# --- end formula ---
 
 
 text = "Größe matters: naïve café, 東京 and Zürich — 🚀 emoji cost four bytes. " * 3

@@ -5,9 +5,11 @@ from cardcheck import check_close, check_true
 from scipy.stats import gmean
 
 
+# --- formula ---
 def bits_per_character(token_logprobs: np.ndarray, n_chars: int) -> float:
     """BPC = -(1 / (C ln 2)) * sum_t ln p_theta(x_t | x_<t): total nats over characters, in bits."""
     return float(-np.sum(token_logprobs) / (n_chars * np.log(2)))
+# --- end formula ---
 
 
 train = ("the quick brown fox jumps over the lazy dog while the cat naps in the sun. "

@@ -1,4 +1,4 @@
-"""BLEU: clipped precisions vs the worked examples of Papineni et al.; BP and corpus BLEU by hand."""
+"""BLEU: clipped precisions vs the worked examples of Papineni et al.; BP, weights and corpus BLEU by hand."""
 
 from collections import Counter
 from fractions import Fraction
@@ -7,6 +7,7 @@ from math import exp, log
 from cardcheck import check_close, check_true
 
 
+# --- formula ---
 def ngrams(tokens: list[str], n: int) -> Counter:
     return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
 
@@ -30,8 +31,9 @@ def brevity_penalty(c: int, r: int) -> float:
     return 1.0 if c > r else exp(1.0 - r / c)
 
 
-def corpus_bleu(cands, refs_list, max_n: int = 4) -> float:
-    """Counts are pooled over the corpus before dividing; uniform weights w_n = 1/N."""
+def corpus_bleu(cands, refs_list, weights=(0.25, 0.25, 0.25, 0.25)) -> float:
+    """Counts are pooled over the corpus before dividing; weights w_n (BLEU-4: uniform, 1/4)."""
+    max_n = len(weights)
     num, den = [0] * max_n, [0] * max_n
     for cand, refs in zip(cands, refs_list, strict=True):
         for n in range(1, max_n + 1):
@@ -40,10 +42,11 @@ def corpus_bleu(cands, refs_list, max_n: int = 4) -> float:
             den[n - 1] += b
     if min(num) == 0:
         return 0.0
-    log_p = sum(log(a / b) for a, b in zip(num, den, strict=True)) / max_n
+    log_p = sum(w * log(a / b) for w, a, b in zip(weights, num, den, strict=True))
     c = sum(len(x) for x in cands)
     r = sum(closest_ref_len(x, refs) for x, refs in zip(cands, refs_list, strict=True))
     return brevity_penalty(c, r) * exp(log_p)
+# --- end formula ---
 
 
 def tok(s: str) -> list[str]:
@@ -86,3 +89,26 @@ check_close("BP for a short candidate = exp(-3)", brevity_penalty(len(short), cl
             exp(-3.0))
 check_true("a candidate equal to a reference scores exactly 1",
            abs(corpus_bleu([refs[0]], [refs]) - 1.0) < 1e-12)
+
+# Non-uniform weights w_n (the paper's general form): candidate 1 with w = (0.1, 0.2, 0.3, 0.4),
+# and BLEU-2 (w = (1/2, 1/2)), from the hand-counted precisions above.
+check_close("weights (0.1, 0.2, 0.3, 0.4): p1^0.1 p2^0.2 p3^0.3 p4^0.4 by hand",
+            corpus_bleu([cand1], [refs], weights=(0.1, 0.2, 0.3, 0.4)),
+            (17 / 18) ** 0.1 * (10 / 17) ** 0.2 * (7 / 16) ** 0.3 * (4 / 15) ** 0.4)
+check_close("BLEU-2 of candidate 1 = sqrt(17/18 * 10/17) = sqrt(10/18)",
+            corpus_bleu([cand1], [refs], weights=(0.5, 0.5)), (10 / 18) ** 0.5)
+
+# A candidate longer than its closest reference: reference 1 plus one word absent from every
+# reference. c = 17; references 16 and 18 are equally close, the shorter (16) is taken, c > r, BP = 1.
+# Each order loses exactly the n-grams that contain the extra word: p_n = (17 - n)/(18 - n), so
+# BLEU = (16/17 * 15/16 * 14/15 * 13/14)^(1/4) = (13/17)^(1/4).
+longer = refs[0] + ["indeed"]
+check_close("longer candidate: BP = 1 and BLEU = (13/17)^(1/4)", corpus_bleu([longer], [refs]),
+            (13 / 17) ** 0.25)
+check_close("BP = 1 whenever c > r", [brevity_penalty(17, 16), brevity_penalty(40, 18)], [1.0, 1.0])
+
+# No matching 4-gram: the geometric mean is 0 (unsmoothed BLEU), although lower orders match.
+no4 = tok("party it is military troops")
+check_true("no matching 4-gram: unigram and bigram matches exist, BLEU = 0",
+           clipped_counts(no4, refs, 2)[0] > 0 and clipped_counts(no4, refs, 4)[0] == 0
+           and corpus_bleu([no4], [refs]) == 0.0, str(corpus_bleu([no4], [refs])))

@@ -15,6 +15,7 @@ corpus = [
 docs = [text.split() for text in corpus]
 
 
+# --- formula ---
 def rsj_idf(n_t: np.ndarray, n_docs: int) -> np.ndarray:
     """Robertson-Sparck Jones IDF without relevance information."""
     return np.log((n_docs - n_t + 0.5) / (n_t + 0.5))
@@ -29,7 +30,7 @@ def bm25_matrix(query: list[str], docs: list[list[str]], k1: float = 1.2, b: flo
     for j, d in enumerate(docs):
         for t in d:
             tf[j, index[t]] += 1
-    lengths = tf.sum(axis=1, keepdims=True)
+    lengths = np.array([[len(d)] for d in docs], dtype=float)   # |d|, one row per document
     norm = 1 - b + b * lengths / lengths.mean()
     weights = idf((tf > 0).sum(axis=0), len(docs))
     denom = tf + k1 * norm
@@ -37,6 +38,7 @@ def bm25_matrix(query: list[str], docs: list[list[str]], k1: float = 1.2, b: flo
     per_term = weights * np.divide(tf * (k1 + 1), denom, out=np.zeros_like(tf), where=tf > 0)
     cols = [index[t] for t in query]
     return per_term[:, cols].sum(axis=1)
+# --- end formula ---
 
 
 def bm25_loop(query: list[str], doc: list[str], docs: list[list[str]], k1: float = 1.2,

@@ -7,9 +7,11 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 
+# --- formula ---
 def bt_prob(r_1: np.ndarray, r_2: np.ndarray) -> np.ndarray:
     """P(y_1 preferred to y_2) under Bradley–Terry with scalar rewards (scores) r_1, r_2."""
     return expit(r_1 - r_2)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -5,6 +5,7 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 from scipy.optimize import minimize_scalar
 
+# --- formula ---
 E, A, B, ALPHA, BETA = 1.69, 406.4, 410.7, 0.34, 0.28
 
 
@@ -18,6 +19,7 @@ def optimum(C):
     G = (ALPHA * A / (BETA * B)) ** (1 / (ALPHA + BETA))
     a, b = BETA / (ALPHA + BETA), ALPHA / (ALPHA + BETA)
     return G * (C / 6) ** a, (C / 6) ** b / G
+# --- end formula ---
 
 
 budgets = np.array([1e19, 1e21, 5.76e23, 1e26])
@@ -46,6 +48,19 @@ n_c, d_c = optimum(6 * 70e9 * 1.4e12)
 check_true("rounded constants do not reproduce 70B / 1.4T", d_c / n_c > 50 and n_c < 40e9,
            f"optimum {n_c / 1e9:.0f}B params, {d_c / 1e12:.1f}T tokens, {d_c / n_c:.0f} tokens/param")
 check_close("E is the limit for N, D -> infinity", loss(1e40, 1e40), E, rtol=1e-6)
+
+# 5. The constants as printed in Hoffmann et al. (2022), App. D.2, Eq. (10), typed from the paper.
+PAPER_EQ10 = {"E": 1.69, "A": 406.4, "B": 410.7, "alpha": 0.34, "beta": 0.28}
+check_close("E, A, B, alpha, beta == Hoffmann et al. Eq. (10)", [E, A, B, ALPHA, BETA],
+            [PAPER_EQ10[k] for k in ("E", "A", "B", "alpha", "beta")], rtol=1e-12)
+# 6. A predicted quantity the paper prints: Table 2 gives, for Approach 3, N_opt ~ C^0.46 and
+#    D_opt ~ C^0.54 (two decimals, from the unrounded fit). Fit the slopes of the numerical minima
+#    above over 1e19..1e26 FLOPs; the rounded constants must land within the printed rounding + 0.005.
+slope_n = np.polyfit(np.log(budgets), np.log(np.array(numeric)[:, 0]), 1)[0]
+slope_d = np.polyfit(np.log(budgets), np.log(np.array(numeric)[:, 1]), 1)[0]
+check_true("exponents of N_opt, D_opt vs Table 2 (Approach 3: 0.46, 0.54)",
+           abs(slope_n - 0.46) < 0.01 and abs(slope_d - 0.54) < 0.01,
+           f"fitted {slope_n:.4f}, {slope_d:.4f}")
 
 fig, ax = figure("Iso-FLOP slices of the parametric fit", "parameters N", "predicted loss (nats/token)")
 for C in (1e20, 1e22, 1e24):

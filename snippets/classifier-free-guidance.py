@@ -28,9 +28,11 @@ def eps_uncond(x, abar):
     return np.sum(post * np.stack([eps_cond(x, c, abar) for c in (0, 1)], axis=1), axis=1)
 
 
+# --- formula ---
 def cfg(eps_c, eps_u, w):
     """Guided prediction: unconditional plus w times the conditional-minus-unconditional direction."""
     return eps_u + w * (eps_c - eps_u)
+# --- end formula ---
 
 
 def log_tilted(x, c, w, abar):

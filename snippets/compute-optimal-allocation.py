@@ -4,6 +4,7 @@ import numpy as np
 from cardcheck import check_close, check_true
 from scipy.optimize import brentq
 
+# --- formula ---
 TOKENS_PER_PARAM = 20.0
 
 
@@ -11,6 +12,7 @@ def allocate(C, r=TOKENS_PER_PARAM):
     """Split a FLOP budget C = 6 N D with D = r N: N = sqrt(C / (6 r)), D = r N."""
     N = np.sqrt(C / (6 * r))
     return N, r * N
+# --- end formula ---
 
 
 # 1. Independent route: solve 6 N (20 N) = C for N by bracketing root-finding.

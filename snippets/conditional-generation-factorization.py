@@ -19,9 +19,11 @@ def log_next(prefix: tuple[int, ...]) -> np.ndarray:
     return z - logsumexp(z)
 
 
+# --- formula ---
 def log_p_y_given_x(x: tuple[int, ...], y: tuple[int, ...]) -> float:
     """sum_t log p(y_t | x, y_<t): the conditional factorization, response positions only."""
     return sum(log_next(x + y[:t])[y[t]] for t in range(len(y)))
+# --- end formula ---
 
 
 def log_p_full(seq: tuple[int, ...]) -> float:

@@ -1,4 +1,4 @@
-"""Cosine schedule: closed form vs the chained recursive form, endpoints and its mean."""
+"""Cosine schedule: closed form vs the chained recursive form, hand values on both branches, its mean."""
 
 import numpy as np
 from cardcheck import check_close, check_true
@@ -6,41 +6,73 @@ from cardplot import figure
 from scipy.integrate import quad
 
 
+# --- formula ---
 def cosine_lr(t, total, lr_max, lr_min=0.0, warmup=0):
     """Linear warmup for `warmup` steps, then cosine decay from lr_max to lr_min at step `total`."""
     t = np.asarray(t, dtype=float)
     tau = np.clip((t - warmup) / (total - warmup), 0.0, 1.0)
     decay = lr_min + 0.5 * (lr_max - lr_min) * (1 + np.cos(np.pi * tau))
     return np.where(t < warmup, lr_max * t / max(warmup, 1), decay)
+# --- end formula ---
 
 
 lr_max, lr_min, total = 3e-4, 3e-5, 1000
 steps = np.arange(total + 1)
 lrs = cosine_lr(steps, total, lr_max, lr_min)
 
-# 1. The chained form (as in PyTorch's CosineAnnealingLR step-by-step update)
-#    lr_{t+1} = lr_min + (lr_t - lr_min) (1 + cos(pi (t+1)/T)) / (1 + cos(pi t/T))
-rec = [lr_max]
-for t in range(total):
-    rec.append(lr_min + (rec[-1] - lr_min) * (1 + np.cos(np.pi * (t + 1) / total))
-               / (1 + np.cos(np.pi * t / total)))
-check_close("closed form == chained recursive form", lrs, np.array(rec), rtol=1e-9, atol=1e-16)
 
-# 2. Endpoints and symmetry: lr_max at tau = 0, lr_min at tau = 1, the midpoint at tau = 1/2.
+def chained(lr0, floor, length):
+    """PyTorch CosineAnnealingLR's step-by-step update over `length` steps, from lr0:
+    lr_{t+1} = floor + (lr_t - floor) (1 + cos(pi (t+1)/T)) / (1 + cos(pi t/T))."""
+    rec = [lr0]
+    for t in range(length):
+        rec.append(floor + (rec[-1] - floor) * (1 + np.cos(np.pi * (t + 1) / length))
+                   / (1 + np.cos(np.pi * t / length)))
+    return np.array(rec)
+
+
+# 1. The chained recursive form, no warmup.
+check_close("closed form == chained recursive form", lrs, chained(lr_max, lr_min, total),
+            rtol=1e-9, atol=1e-16)
+
+# 2. Endpoints and symmetry: lr_max at tau = 0, lr_min at tau = 1, the midpoint at tau = 1/2;
+#    with the default floor (0) the schedule ends at exactly 0.
 check_close("endpoints and midpoint", lrs[[0, total // 2, total]],
             [lr_max, (lr_max + lr_min) / 2, lr_min], rtol=1e-12)
+check_close("default lr_min = 0: ends at 0, midpoint lr_max/2",
+            cosine_lr([total // 2, total], total, lr_max), [1.5e-4, 0.0], rtol=1e-12, atol=1e-20)
 
 # 3. The average learning rate over the decay is the midpoint (lr_max + lr_min)/2.
 mean_lr, _ = quad(lambda t: float(cosine_lr(t, total, lr_max, lr_min)), 0, total)
 check_close("time-average = (lr_max + lr_min)/2", mean_lr / total, (lr_max + lr_min) / 2, rtol=1e-8)
 
-# 4. With warmup the schedule is continuous at the hand-over and starts its decay flat.
+# 4. With warmup W = 100: the warmup branch at several steps against values worked by hand
+#    (a straight line from 0 to 3e-4 over 100 steps: 3e-6 per step).
 w = 100
 lw = cosine_lr(np.arange(total + 1), total, lr_max, lr_min, warmup=w)
-check_close("warmup reaches lr_max exactly at step W", lw[w], lr_max, rtol=1e-12)
+check_close("warmup branch at t = 0, 1, 25, 50, 99 (hand values)", lw[[0, 1, 25, 50, 99]],
+            [0.0, 3e-6, 7.5e-5, 1.5e-4, 2.97e-4], rtol=1e-12, atol=1e-20)
+check_close("warmup, fractional steps t = 0.5, 12.5 (hand values)",
+            cosine_lr([0.5, 12.5], total, lr_max, lr_min, warmup=w), [1.5e-6, 3.75e-5], rtol=1e-12)
+check_close("one-step warmup: halfway through it, t = 0.5, the rate is lr_max/2",
+            cosine_lr(0.5, total, lr_max, lr_min, warmup=1), 1.5e-4, rtol=1e-12)
+check_true("warmup is a straight line: second differences vanish on 0..W-1",
+           bool(np.max(np.abs(np.diff(lw[:w], 2))) < 1e-18))
+
+# 5. The decay branch with warmup: the cosine starts at W (tau = 0) and ends at T; it equals the
+#    chained form run over the T - W decay steps, and the hand values at tau = 1/3, 1/2, 2/3
+#    (cos = 1/2, 0, -1/2: lr_min + 3/4, 1/2, 1/4 of 2.7e-4).
+check_close("decay with warmup == chained form over T - W steps", lw[w:],
+            chained(lr_max, lr_min, total - w), rtol=1e-9, atol=1e-16)
+check_close("decay with warmup at t = 100, 400, 550, 700, 1000 (hand values)",
+            lw[[100, 400, 550, 700, 1000]], [3e-4, 2.325e-4, 1.65e-4, 9.75e-5, 3e-5], rtol=1e-12)
 check_true("decay starts flat: first decay step is tiny vs. a linear decay",
            (lw[w] - lw[w + 1]) < 0.01 * (lr_max - lr_min) / (total - w),
            f"first drop {lw[w] - lw[w + 1]:.2e}")
+
+# 6. Past the planned last step the rate stays on the floor.
+check_close("t > T: held at lr_min", cosine_lr([1001, 1100, 2000], total, lr_max, lr_min, warmup=w),
+            [3e-5] * 3, rtol=1e-12)
 
 fig, ax = figure("Cosine decay with linear warmup", "training step", "learning rate")
 ax.plot(steps, lw, label=f"warmup {w} steps, then cosine")

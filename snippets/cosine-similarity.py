@@ -6,9 +6,11 @@ from cardplot import figure
 from scipy.spatial.distance import cosine as cosine_distance
 
 
+# --- formula ---
 def cosine_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """cos(a, b) = a.b / (|a| |b|) along the last axis, for non-zero vectors."""
     return np.sum(a * b, axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

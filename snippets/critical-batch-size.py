@@ -7,6 +7,7 @@ from matplotlib.ticker import NullFormatter
 from scipy.optimize import curve_fit
 
 
+# --- formula ---
 def steps_needed(B, S_min, B_crit):
     """Steps to reach a fixed loss with batch B: S = S_min (1 + B_crit / B)."""
     return S_min * (1 + B_crit / B)
@@ -15,6 +16,7 @@ def steps_needed(B, S_min, B_crit):
 def examples_needed(B, E_min, B_crit):
     """Examples processed to reach the same loss: E = B S = E_min (1 + B / B_crit)."""
     return E_min * (1 + B / B_crit)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

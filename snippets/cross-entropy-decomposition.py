@@ -7,6 +7,7 @@ from scipy.special import rel_entr, softmax
 from scipy.stats import entropy as scipy_entropy
 
 
+# --- formula ---
 def cross_entropy(p: np.ndarray, q: np.ndarray) -> float:
     s = p > 0
     return float(-np.sum(p[s] * np.log(q[s])))
@@ -20,6 +21,7 @@ def entropy(p: np.ndarray) -> float:
 def kl(p: np.ndarray, q: np.ndarray) -> float:
     s = p > 0
     return float(np.sum(p[s] * np.log(p[s] / q[s])))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -33,6 +35,12 @@ check_close("H(P,Q) summed directly vs scipy entropy(p) + rel_entr(p, q).sum(), 
 check_close("H(P,Q) - D_KL(P||Q) is the same for 200 models Q and equals scipy's H(P)",
             [cross_entropy(p, q) - kl(p, q) for q in qs], np.full(len(qs), scipy_entropy(p)),
             rtol=1e-12)
+
+p_sparse = np.array([0.0, 0.4, 0.0, 0.25, 0.35, 0.0, 0.0, 0.0])  # outcomes P never produces count 0
+check_close("P with zeros: H(P,Q), H(P), KL(P||Q) vs scipy (entropy, rel_entr), 200 models Q",
+            [[cross_entropy(p_sparse, q), entropy(p_sparse), kl(p_sparse, q)] for q in qs],
+            [[scipy_entropy(p_sparse) + rel_entr(p_sparse, q).sum(), scipy_entropy(p_sparse),
+              rel_entr(p_sparse, q).sum()] for q in qs], rtol=1e-12)
 
 # Because H(P) does not depend on the model, cross-entropy and KL have the same gradient in the
 # model's logits (both equal softmax(z) - P): training on either is the same optimisation.

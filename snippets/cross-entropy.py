@@ -6,10 +6,12 @@ from scipy.special import log_softmax
 from scipy.stats import entropy
 
 
+# --- formula ---
 def cross_entropy(p: np.ndarray, q: np.ndarray) -> float:
     """H(P, Q) = -sum_x P(x) log Q(x) in nats; outcomes with P(x) = 0 contribute nothing."""
     support = p > 0
     return float(-np.sum(p[support] * np.log(q[support])))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

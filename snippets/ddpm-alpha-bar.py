@@ -5,10 +5,12 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 
 
+# --- formula ---
 def alphas_and_alpha_bar(betas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """alpha_t = 1 - beta_t and alpha_bar_t = prod_{s<=t} alpha_s, for t = 1..T."""
     alphas = 1.0 - betas
     return alphas, np.cumprod(alphas)
+# --- end formula ---
 
 
 T = 1000

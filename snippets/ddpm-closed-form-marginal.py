@@ -6,14 +6,16 @@ from cardplot import figure
 from scipy.stats import kstest, norm
 
 
-def sample_xt(x0: np.ndarray, abar_t: float, rng: np.random.Generator) -> np.ndarray:
-    """One jump x_t = sqrt(alpha_bar_t) x_0 + sqrt(1 - alpha_bar_t) eps, eps ~ N(0, I)."""
-    return np.sqrt(abar_t) * x0 + np.sqrt(1.0 - abar_t) * rng.standard_normal(np.shape(x0))
+# --- formula ---
+def xt_from_noise(x0: np.ndarray, abar_t: float, eps: np.ndarray) -> np.ndarray:
+    """One jump x_t = sqrt(alpha_bar_t) x_0 + sqrt(1 - alpha_bar_t) eps, with eps ~ N(0, I)."""
+    return np.sqrt(abar_t) * x0 + np.sqrt(1.0 - abar_t) * eps
 
 
 def marginal_moments(x0: float, abar_t: float) -> tuple[float, float]:
     """Mean and variance of q(x_t | x_0)."""
     return np.sqrt(abar_t) * x0, 1.0 - abar_t
+# --- end formula ---
 
 
 T = 1000
@@ -49,8 +51,23 @@ for t in (50, 500):
 check_true("iterated chain at t = 50, 500 passes a KS test against the closed form",
            min(pvals) > 0.001, "p = " + ", ".join(f"{p:.2f}" for p in pvals))
 
-# 3. The one-jump sampler and the chain agree in distribution (two-sample comparison of quantiles).
-jump = sample_xt(np.full(40_000, x0), abar[199], rng)
+# 3. Sample by sample: the chain is linear, x_t = a_t x_0 + N_t with a_t = prod sqrt(alpha_s) and the
+#    accumulated noise N_t = sqrt(alpha_t) N_{t-1} + sqrt(beta_t) z_t, whose variance is v_t from the
+#    recursion in 1. So eps = N_t / sqrt(v_t) is a standard normal draw, and the one-jump formula fed
+#    with that eps must land exactly on the chain's own x_t (the Gaussians merge into one).
+z = rng.standard_normal((T, 2000))
+x, noise, jumped, chained = np.full(2000, x0), np.zeros(2000), [], []
+for t in range(1, T + 1):
+    a, b = np.sqrt(1 - betas[t - 1]), np.sqrt(betas[t - 1])
+    x, noise = a * x + b * z[t - 1], a * noise + b * z[t - 1]
+    if t in probe:
+        jumped.append(xt_from_noise(x0, abar[t - 1], noise / np.sqrt(rec[t][1])))
+        chained.append(x)
+check_close(f"one jump with eps = N_t / sqrt(v_t) vs 2000 chained samples, t = {probe}", jumped, chained,
+            rtol=1e-10, atol=1e-13)
+
+# 4. The one-jump sampler and the chain agree in distribution (two-sample comparison of quantiles).
+jump = xt_from_noise(x0, abar[199], rng.standard_normal(40_000))
 qs = np.linspace(0.05, 0.95, 19)
 check_close("quantiles: one jump to t = 200 vs 200 chained steps",
             np.quantile(jump, qs), np.quantile(chain[200], qs), atol=0.03)
@@ -60,7 +77,7 @@ fig, ax = figure("Closed-form marginals of a two-mode data set", "$x_t$", "densi
 data = np.where(rng.random(40_000) < 0.5, -1.0, 1.0) + 0.1 * rng.standard_normal(40_000)
 grid = np.linspace(-3.5, 3.5, 600)
 for t in (1, 100, 250, 1000):
-    xt = sample_xt(data, abar[t - 1], rng)
+    xt = xt_from_noise(data, abar[t - 1], rng.standard_normal(data.shape))
     a = np.sqrt(abar[t - 1])
     dens = 0.5 * sum(norm(a * mu, np.sqrt(a**2 * 0.01 + 1 - abar[t - 1])).pdf(grid) for mu in (-1, 1))
     line, = ax.plot(grid, dens, label=f"t = {t}")

@@ -6,9 +6,10 @@ from cardplot import figure
 from scipy.stats import kstest, multivariate_normal
 
 
+# --- formula ---
 def forward_step_sample(x_prev: np.ndarray, beta: float, rng: np.random.Generator) -> np.ndarray:
-    """Draw x_t ~ q(x_t | x_{t-1}) = N(sqrt(1 - beta) x_{t-1}, beta I)."""
-    return np.sqrt(1.0 - beta) * x_prev + np.sqrt(beta) * rng.standard_normal(x_prev.shape)
+    """Draw x_t ~ q(x_t | x_{t-1}) = N(sqrt(1 - beta) x_{t-1}, beta I): mean, then standard deviation."""
+    return rng.normal(np.sqrt(1.0 - beta) * x_prev, np.sqrt(beta))
 
 
 def forward_step_logpdf(x_t: np.ndarray, x_prev: np.ndarray, beta: float) -> float:
@@ -16,6 +17,7 @@ def forward_step_logpdf(x_t: np.ndarray, x_prev: np.ndarray, beta: float) -> flo
     d = x_t.size
     r = x_t - np.sqrt(1.0 - beta) * x_prev
     return float(-0.5 * d * np.log(2 * np.pi * beta) - 0.5 * r @ r / beta)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -5,6 +5,7 @@ from cardcheck import check_close
 from scipy.stats import norm
 
 
+# --- formula ---
 def posterior_mean(x_t, x0, t: int, betas: np.ndarray):
     """mu~_t = sqrt(abar_{t-1}) beta_t/(1-abar_t) x_0 + sqrt(alpha_t)(1-abar_{t-1})/(1-abar_t) x_t."""
     abar = np.cumprod(1 - betas)
@@ -19,6 +20,7 @@ def posterior_mean_from_noise(x_t, eps, t: int, betas: np.ndarray):
     abar_t = np.cumprod(1 - betas)[t - 1]
     beta_t = betas[t - 1]
     return (x_t - beta_t / np.sqrt(1 - abar_t) * eps) / np.sqrt(1 - beta_t)
+# --- end formula ---
 
 
 T = 1000

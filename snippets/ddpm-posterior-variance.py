@@ -6,11 +6,13 @@ from cardplot import figure
 from scipy.stats import norm
 
 
+# --- formula ---
 def posterior_variance(t: int, betas: np.ndarray) -> float:
     """beta~_t = (1 - abar_{t-1}) / (1 - abar_t) * beta_t, with abar_0 = 1."""
     abar = np.cumprod(1 - betas)
     abar_prev = abar[t - 2] if t > 1 else 1.0
     return (1 - abar_prev) / (1 - abar[t - 1]) * betas[t - 1]
+# --- end formula ---
 
 
 T = 1000

@@ -9,6 +9,7 @@ betas = np.linspace(1e-4, 0.02, T)
 abar = np.cumprod(1 - betas)
 
 
+# --- formula ---
 def simple_loss(eps_model, x0: np.ndarray, rng: np.random.Generator) -> float:
     """Monte-Carlo L_simple: E over t ~ U{1..T}, x_0, eps of
     || eps - eps_model(sqrt(abar_t) x_0 + sqrt(1-abar_t) eps, t) ||^2."""
@@ -18,13 +19,15 @@ def simple_loss(eps_model, x0: np.ndarray, rng: np.random.Generator) -> float:
     a = np.sqrt(abar[t - 1])[:, None]
     x_t = a * x0 + np.sqrt(1 - abar[t - 1])[:, None] * eps
     return float(np.mean(np.sum((eps - eps_model(x_t, t)) ** 2, axis=1)))
+# --- end formula ---
 
 
 # Toy data x_0 ~ N(mu, s^2 I): the best noise predictor is E[eps | x_t], linear in x_t.
 d, mu, s = 3, 0.5, 0.4
 
 
-def optimal_eps(x_t: np.ndarray, t: np.ndarray) -> np.ndarray:
+def optimal_eps(x_t: np.ndarray, t: np.ndarray, mu: float = mu, s: float = s) -> np.ndarray:
+    """E[eps | x_t, t] for data N(mu, s^2 I), by Gaussian conditioning (s = 0: a point mass at mu)."""
     a2, b2 = abar[t - 1][:, None], 1 - abar[t - 1][:, None]
     return np.sqrt(b2) * (x_t - np.sqrt(a2) * mu) / (a2 * s**2 + b2)
 
@@ -39,6 +42,21 @@ check_close("MC L_simple of the Bayes-optimal predictor vs analytic minimum",
 worse = simple_loss(lambda x, t: 1.1 * optimal_eps(x, t), x0, rng)
 check_true("scaling the optimal predictor by 1.1 raises the loss", worse > floor * 1.01,
            f"{worse:.4f} vs minimum {floor:.4f}")
+
+# Point-mass data (s = 0): x_t then determines eps exactly, E[eps | x_t] = eps, and the loss of that
+# predictor is 0 up to rounding, but only if x_t was built with the alpha_bar of the drawn t.
+point = np.full((50_000, d), mu)
+check_close("data at a single point: the exact predictor has L_simple = 0",
+            simple_loss(lambda x, t: optimal_eps(x, t, s=0.0), point, rng), 0.0, atol=1e-20)
+
+# The steps are drawn uniformly from {1, ..., T}: a predictor that records the t it is asked about.
+asked = []
+simple_loss(lambda x, t: asked.append(t) or np.zeros_like(x), x0, rng)
+counts = np.bincount(np.concatenate(asked), minlength=T + 1)
+check_true("t ~ U{1..T}: every step 1..T is drawn (400 times each on average), never 0 or T + 1",
+           counts[0] == 0 and len(counts) == T + 1 and bool(np.all(counts[1:] > 0)),
+           f"min t = {np.concatenate(asked).min()}, max t = {np.concatenate(asked).max()}, "
+           f"counts from {counts[1:].min()} to {counts[1:].max()}")
 
 # 2. Minimizing the loss at one t by least squares recovers E[eps | x_t]
 #    (slope sqrt(1-abar)/(abar s^2 + 1-abar)).

@@ -5,9 +5,11 @@ from cardcheck import check_close, check_true
 from scipy.special import expit, logsumexp, softmax
 
 
+# --- formula ---
 def implied_reward(pi: np.ndarray, ref: np.ndarray, beta: float, log_z: float = 0.0) -> np.ndarray:
     """r(x, y) = beta * log(pi(y|x) / pi_ref(y|x)) + beta * log Z(x), for one prompt."""
     return beta * np.log(pi / ref) + beta * log_z
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -7,10 +7,12 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_softmax, softmax
 
 
+# --- formula ---
 def dpo_loss(logp_w, logp_l, ref_logp_w, ref_logp_l, beta: float) -> float:
     """Mean of -log sigma(beta * [(log pi_w - log ref_w) - (log pi_l - log ref_l)])."""
     margin = beta * ((logp_w - ref_logp_w) - (logp_l - ref_logp_l))
     return float(np.mean(np.logaddexp(0.0, -margin)))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

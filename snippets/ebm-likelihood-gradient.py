@@ -29,10 +29,12 @@ def nll(theta: np.ndarray, data_feats: np.ndarray) -> float:
     return float(np.mean(energy(theta, data_feats)) + logsumexp(-energy(theta, PHI)))
 
 
+# --- formula ---
 def nll_gradient(theta: np.ndarray, data_feats: np.ndarray) -> np.ndarray:
     """E_data[grad_theta E] - E_model[grad_theta E]; here grad_theta E = -features."""
     p_model = np.exp(-energy(theta, PHI) - logsumexp(-energy(theta, PHI)))
     return -data_feats.mean(axis=0) - (-(p_model @ PHI))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

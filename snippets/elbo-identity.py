@@ -12,11 +12,13 @@ lik = rng.dirichlet(np.ones(M), size=K)        # lik[z, x] = p(x | z)
 q = rng.dirichlet(np.ones(K), size=M)          # q[x, z] = q(z | x), an arbitrary encoder
 
 
+# --- formula ---
 def elbo(x: int, qx: np.ndarray) -> float:
     """E_q[log p(x, z) - log q(z | x)] by enumeration over z."""
     support = qx > 0
     log_joint = np.log(prior[support]) + np.log(lik[support, x])
     return float(np.sum(qx[support] * (log_joint - np.log(qx[support]))))
+# --- end formula ---
 
 
 log_px = logsumexp(np.log(prior)[:, None] + np.log(lik), axis=0)   # log p(x) for every x
@@ -25,6 +27,10 @@ posterior = prior[:, None] * lik / np.exp(log_px)                  # posterior[z
 elbos = np.array([elbo(x, q[x]) for x in range(M)])
 gaps = np.array([rel_entr(q[x], posterior[:, x]).sum() for x in range(M)])
 check_close("log p(x) = ELBO + KL(q || p(z|x)) for every x", elbos + gaps, log_px, rtol=1e-12)
+
+q_sparse = np.array([0.0, 0.7, 0.0, 0.3, 0.0])  # an encoder that rules out three latent states
+check_close("an encoder with zeros (0 log 0 = 0): ELBO + KL(q || p(z|x)) = log p(x), KL from scipy",
+            elbo(2, q_sparse) + rel_entr(q_sparse, posterior[:, 2]).sum(), log_px[2], rtol=1e-12)
 
 recon_minus_kl = np.array([q[x] @ np.log(lik[:, x]) - rel_entr(q[x], prior).sum()
                            for x in range(M)])

@@ -6,9 +6,11 @@ from cardplot import figure
 from scipy.special import expit
 
 
+# --- formula ---
 def expected_score(r_a, r_b):
     """E_A = 1 / (1 + 10^((R_B - R_A) / 400))."""
     return 1.0 / (1.0 + 10.0 ** ((np.asarray(r_b) - np.asarray(r_a)) / 400.0))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -6,10 +6,12 @@ from cardplot import figure
 from scipy.stats import entropy as scipy_entropy
 
 
+# --- formula ---
 def entropy(p: np.ndarray, base: float = np.e) -> float:
     """H(P) = -sum_x P(x) log P(x); terms with P(x) = 0 count as 0 (the limit of t log t)."""
     s = p > 0
     return float(-np.sum(p[s] * np.log(p[s])) / np.log(base))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

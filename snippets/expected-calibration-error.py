@@ -5,21 +5,21 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 
 
+# --- formula ---
 def bin_index(conf: np.ndarray, m: int) -> np.ndarray:
-    """Equal-width bins ((k-1)/M, k/M], k = 1..M, returned as 0-based indices."""
-    return np.clip(np.ceil(conf * m).astype(int) - 1, 0, m - 1)
+    """Equal-width bins ((k-1)/M, k/M], k = 1..M, as 0-based indices (confidence 0 joins the first)."""
+    return np.maximum(np.ceil(conf * m).astype(int) - 1, 0)
 
 
 def ece(conf: np.ndarray, correct: np.ndarray, m: int = 15) -> float:
-    """sum_m |B_m|/n * |acc(B_m) - conf(B_m)| over non-empty bins."""
+    """sum_m |B_m|/n * |acc(B_m) - conf(B_m)| over the non-empty bins."""
     idx = bin_index(conf, m)
-    n, total = len(conf), 0.0
-    for b in range(m):
+    total = 0.0
+    for b in np.unique(idx):
         in_bin = idx == b
-        size = in_bin.sum()
-        if size:
-            total += size / n * abs(correct[in_bin].mean() - conf[in_bin].mean())
+        total += in_bin.mean() * abs(correct[in_bin].mean() - conf[in_bin].mean())
     return total
+# --- end formula ---
 
 
 # Hand-worked: 6 predictions, M = 2 bins (0, 0.5] and (0.5, 1].
@@ -27,6 +27,12 @@ conf = np.array([0.3, 0.45, 0.6, 0.7, 0.9, 0.95])
 correct = np.array([0, 1, 1, 0, 1, 1])
 # Bin 1: acc 1/2, conf 0.375 -> gap 0.125, weight 2/6. Bin 2: acc 3/4, conf 0.7875 -> gap 0.0375, weight 4/6.
 check_close("6-sample example vs hand arithmetic", ece(conf, correct, m=2), 2 / 6 * 0.125 + 4 / 6 * 0.0375)
+
+# Bin edges by hand, M = 4: bins are closed on the right, so 0.25 is in bin 1 and 0.2500001 in bin 2;
+# confidence 0 is put in the first bin and 1 in the last.
+check_true("bin of 0, 0.1, 0.25, 0.2500001, 0.5, 0.74, 0.75, 1 with M = 4 is 1, 1, 1, 2, 2, 3, 3, 4",
+           bin_index(np.array([0.0, 0.1, 0.25, 0.2500001, 0.5, 0.74, 0.75, 1.0]), 4).tolist()
+           == [0, 0, 0, 1, 1, 2, 2, 3])
 
 rng = np.random.default_rng(0)
 n = 200_000

@@ -5,12 +5,14 @@ from cardcheck import check_close, check_true
 from scipy.linalg import sqrtm
 
 
+# --- formula ---
 def frechet_distance(mu_r, sigma_r, mu_g, sigma_g) -> float:
     """Squared Fréchet distance between N(mu_r, sigma_r) and N(mu_g, sigma_g), as in Heusel et al."""
     covmean = sqrtm(sigma_r @ sigma_g)
     covmean = np.real(covmean)  # sqrtm can return tiny imaginary parts from round-off
     diff = mu_r - mu_g
     return float(diff @ diff + np.trace(sigma_r + sigma_g - 2.0 * covmean))
+# --- end formula ---
 
 
 def random_spd(rng, d):

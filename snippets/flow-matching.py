@@ -8,6 +8,7 @@ from scipy.integrate import solve_ivp
 MU, S = 2.0, 0.5  # data x_1 ~ N(MU, S^2); noise x_0 ~ N(0, 1), drawn independently
 
 
+# --- formula ---
 def path(x0, x1, t):
     return (1.0 - t) * x0 + t * x1
 
@@ -21,6 +22,7 @@ def marginal_velocity(x, t):
     var_t = (1 - t) ** 2 + t**2 * S**2
     cov = t * S**2 - (1 - t)
     return MU + cov / var_t * (x - t * MU)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -8,10 +8,12 @@ from scipy.special import xlogy
 from scipy.stats import norm
 
 
+# --- formula ---
 def criterion(p_data: np.ndarray, p_g: np.ndarray) -> float:
     """C(G) = max_D V(D, G) = E_data[log D*] + E_g[log(1 - D*)], D* = p_data / (p_data + p_g)."""
     total = p_data + p_g
     return float(np.sum(xlogy(p_data, p_data / total) + xlogy(p_g, p_g / total)))
+# --- end formula ---
 
 
 def js_form(p_data: np.ndarray, p_g: np.ndarray) -> float:

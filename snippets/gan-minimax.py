@@ -4,16 +4,24 @@ import numpy as np
 from cardcheck import check_close, check_true
 from scipy.integrate import quad
 from scipy.optimize import minimize
-from scipy.special import log_expit
+from scipy.special import expit, log_expit
 from scipy.stats import norm
 
 # Data N(0, 1); generator G(z) = mu + sd * z with z ~ N(0, 1); logistic discriminator D(x) = sigmoid(a x + c).
 
 
+# --- formula ---
+def value(logit_real: np.ndarray, logit_fake: np.ndarray) -> float:
+    """V(D, G) = E_data[log D(x)] + E_z[log(1 - D(G(z)))] as sample means, for D = sigmoid(logit):
+    log D = log_expit(logit) and log(1 - D) = log_expit(-logit), both without cancellation."""
+    return float(np.mean(log_expit(logit_real)) + np.mean(log_expit(-logit_fake)))
+# --- end formula ---
+
+
 def value_mc(a: float, c: float, mu: float, sd: float, x: np.ndarray, z: np.ndarray) -> float:
-    """V(D, G) = E_data[log D(x)] + E_z[log(1 - D(G(z)))], sampled."""
+    """V for the logistic discriminator sigmoid(a x + c) and the generator G(z) = mu + sd z."""
     fake = mu + sd * z
-    return float(np.mean(log_expit(a * x + c)) + np.mean(log_expit(-(a * fake + c))))
+    return value(a * x + c, a * fake + c)
 
 
 def value_exact(a: float, c: float, mu: float, sd: float) -> float:
@@ -29,6 +37,12 @@ z = rng.standard_normal(1_000_000)
 a, c, mu, sd = 1.3, -0.4, 1.5, 0.8
 check_close("V(D, G) by sampling z vs by integrating over p_g", value_mc(a, c, mu, sd, x, z),
             value_exact(a, c, mu, sd), atol=3e-3)
+
+check_close("D = 1/2 everywhere (logits 0) gives V = 2 log(1/2) = -log 4", value(np.zeros(5), np.zeros(7)),
+            -np.log(4), rtol=1e-15)
+# A confident wrong discriminator: logits +-40 on the wrong side cost about 40 nats per term.
+check_close("D(x) = sigmoid(-40) on data and sigmoid(40) on fakes: V = 2 log sigmoid(-40) (scipy expit)",
+            value(np.full(3, -40.0), np.full(4, 40.0)), 2 * np.log(expit(-40.0)), rtol=1e-13)
 
 
 GRID = np.linspace(-15, 15, 30_001)

@@ -8,9 +8,11 @@ from scipy.special import expit, xlogy
 from scipy.stats import norm
 
 
+# --- formula ---
 def optimal_discriminator(p_data: np.ndarray, p_g: np.ndarray) -> np.ndarray:
     """D*(x) = p_data(x) / (p_data(x) + p_g(x))."""
     return p_data / (p_data + p_g)
+# --- end formula ---
 
 
 def value(d: np.ndarray, p_data: np.ndarray, p_g: np.ndarray) -> float:

@@ -5,6 +5,7 @@ from cardcheck import check_close, check_true
 from scipy.stats import multivariate_normal, norm
 
 
+# --- formula ---
 def gaussian_logpdf(x: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     """log N(x; mu, Sigma) for rows of x, via a Cholesky factor (no explicit inverse)."""
     d = mu.shape[0]
@@ -14,6 +15,7 @@ def gaussian_logpdf(x: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> np.ndar
     mahalanobis = np.sum(y * y, axis=0)
     log_det = 2.0 * np.sum(np.log(np.diag(chol)))
     return -0.5 * d * np.log(2 * np.pi) - 0.5 * log_det - 0.5 * mahalanobis
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -5,10 +5,12 @@ from cardcheck import check_close, check_true
 from scipy.stats import multivariate_normal, norm
 
 
+# --- formula ---
 def gaussian_entropy(sigma: np.ndarray) -> float:
     """h(N(mu, Sigma)) = 1/2 log det(2 pi e Sigma), in nats; the mean plays no role."""
     _, log_det = np.linalg.slogdet(2 * np.pi * np.e * sigma)
     return 0.5 * float(log_det)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -5,9 +5,11 @@ from cardcheck import check_close, check_true
 from scipy.stats import multivariate_normal
 
 
+# --- formula ---
 def kl_to_standard_normal(mu: np.ndarray, log_var: np.ndarray) -> float:
     """D_KL(N(mu, diag sigma^2) || N(0, I)) in nats, from mu and log sigma^2 (as VAE encoders emit)."""
     return 0.5 * float(np.sum(mu**2 + np.exp(log_var) - log_var - 1.0))
+# --- end formula ---
 
 
 def kl_gaussians(mu1, sigma1, mu2, sigma2) -> float:

@@ -7,10 +7,12 @@ from scipy.integrate import quad
 from scipy.stats import norm
 
 
+# --- formula ---
 def kl_diag(mu1, s1, mu2, s2) -> float:
     """D_KL(N(mu1, diag s1^2) || N(mu2, diag s2^2)) in nats: the 1-D formula summed over dimensions."""
     mu1, s1, mu2, s2 = map(np.atleast_1d, (mu1, s1, mu2, s2))
     return float(np.sum(np.log(s2 / s1) + (s1**2 + (mu1 - mu2) ** 2) / (2 * s2**2) - 0.5))
+# --- end formula ---
 
 
 def kl_by_quadrature(mu1, s1, mu2, s2) -> float:

@@ -6,9 +6,11 @@ from cardplot import figure
 from scipy.stats import kstest, norm
 
 
+# --- formula ---
 def sum_of_independent(mu1: float, var1: float, mu2: float, var2: float) -> tuple[float, float]:
     """Mean and variance of X1 + X2 for independent X1 ~ N(mu1, var1), X2 ~ N(mu2, var2)."""
     return mu1 + mu2, var1 + var2
+# --- end formula ---
 
 
 mu1, var1, mu2, var2 = 1.0, 0.5**2, -3.0, 1.2**2

@@ -7,10 +7,12 @@ from scipy.special import gammaln
 from scipy.stats import chi
 
 
+# --- formula ---
 def norm_mean_std(d: int) -> tuple[float, float]:
     """Exact mean and std of ||z|| for z ~ N(0, I_d): E||z|| = sqrt(2) Γ((d+1)/2) / Γ(d/2), E||z||^2 = d."""
     mean = np.sqrt(2.0) * np.exp(gammaln((d + 1) / 2) - gammaln(d / 2))
     return float(mean), float(np.sqrt(d - mean**2))
+# --- end formula ---
 
 
 dims = [1, 2, 10, 100, 1000, 10_000]

@@ -9,6 +9,7 @@ from scipy.integrate import quad
 from scipy.special import expit, ndtr
 
 
+# --- formula ---
 def gelu(x: np.ndarray) -> np.ndarray:
     """Exact GELU: x * Phi(x), with Phi written through erf."""
     x = np.asarray(x, dtype=float)
@@ -18,6 +19,7 @@ def gelu(x: np.ndarray) -> np.ndarray:
 def gelu_tanh(x: np.ndarray) -> np.ndarray:
     """Tanh approximation from Hendrycks & Gimpel."""
     return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+# --- end formula ---
 
 
 x = np.linspace(-8, 8, 4001)

@@ -5,11 +5,14 @@ from cardcheck import check_close, check_true
 from scipy.optimize import minimize
 
 
+# --- formula ---
 def clip_global_norm(grads, c):
     """Scale every tensor by min(1, c / ||g||_2), the norm taken over all tensors together."""
     total = np.sqrt(sum(float(np.sum(g * g)) for g in grads))
-    scale = min(1.0, c / total) if total > 0 else 1.0
-    return [g * scale for g in grads], total
+    if total <= c:                               # inside the ball (this includes g = 0): unchanged
+        return list(grads), total
+    return [g * (c / total) for g in grads], total
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -38,6 +41,16 @@ small = [g * 1e-3 for g in grads]
 out, _ = clip_global_norm(small, c)
 check_true("norm below c: gradient untouched",
            all(np.array_equal(a, b) for a, b in zip(out, small, strict=True)))
+
+# A threshold below 1 with a norm between c and 1: still scaled down to exactly c.
+mid = [g * 0.5 / np.linalg.norm(flat) for g in grads]          # global norm 0.5
+out_mid, norm_mid = clip_global_norm(mid, 0.1)
+check_close("c = 0.1, ||g|| = 0.5: clipped to norm 0.1, i.e. g / 5",
+            np.concatenate([g.ravel() for g in out_mid]),
+            np.concatenate([g.ravel() for g in mid]) / 5, rtol=1e-12)
+zero_out, zero_norm = clip_global_norm([np.zeros(3), np.zeros((2, 2))], c)
+check_true("all-zero gradient: norm 0, returned unchanged (no division by zero)",
+           zero_norm == 0.0 and all(not np.any(g) for g in zero_out))
 
 # Per-tensor clipping is a different operation: it changes the direction.
 per_tensor = np.concatenate([(g * min(1.0, c / np.linalg.norm(g))).ravel() for g in grads])

@@ -5,11 +5,13 @@ from cardcheck import check_close, check_true
 from scipy.stats import zscore
 
 
+# --- formula ---
 def grpo_advantage(rewards: np.ndarray, ddof: int = 0, eps: float = 0.0) -> np.ndarray:
     """(r_i - mean(r)) / (std(r) + eps) within each group (last axis)."""
     mean = rewards.mean(axis=-1, keepdims=True)
     std = rewards.std(axis=-1, ddof=ddof, keepdims=True)
     return (rewards - mean) / (std + eps)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -32,6 +34,11 @@ for k in (1, 4, 7):
     a = grpo_advantage(r)
     check_close(f"binary rewards, {k}/{G} correct: closed form",
                 np.array([a[0], a[-1]]), np.array([np.sqrt((G - k) / k), -np.sqrt(k / (G - k))]))
+
+# eps in the denominator, by hand: rewards (1, 0) have mean 1/2 and population std 1/2, so with
+# eps = 0.1 the advantages are +-0.5 / 0.6 = +-5/6.
+check_close("eps adds to the std: (1, 0) with eps = 0.1 gives +-5/6",
+            grpo_advantage(np.array([1.0, 0.0]), eps=0.1), [5 / 6, -5 / 6], rtol=1e-12)
 
 # All-equal group: std = 0, so implementations add eps and the group contributes no gradient.
 flat = grpo_advantage(np.ones(G), ddof=1, eps=1e-4)

@@ -3,13 +3,16 @@
 import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
+from scipy.integrate import quad
 
 rng = np.random.default_rng(0)
 
 
+# --- formula ---
 def he_std(n_in):
     """Standard deviation of a zero-mean Gaussian weight for ReLU layers: sqrt(2 / fan_in)."""
     return np.sqrt(2.0 / n_in)
+# --- end formula ---
 
 
 def relu_net_second_moments(width, depth, std_fn, nets=16, batch=32):
@@ -39,6 +42,13 @@ check_close("1/n init: signal shrinks as 2^-(L-1)", np.mean(np.log2(lecun[:, -1]
 # 3. The factor 1/2 is E[relu(y)^2] = Var[y]/2 for symmetric y: check by Monte-Carlo.
 y = rng.normal(size=2_000_000)
 check_close("E[relu(y)^2] = Var[y]/2", np.mean(np.maximum(y, 0) ** 2), 0.5, rtol=0.01)
+
+
+# 3b. Exactly: the forward condition of He et al. (Eq. 10) is n Var[w] E[relu(y)^2] / Var[y] = 1.
+#     E[relu(y)^2] for y ~ N(0, 1) by quadrature of y^2 phi(y) over y > 0 (no sampling error).
+half_moment = quad(lambda t: t * t * np.exp(-t * t / 2) / np.sqrt(2 * np.pi), 0, np.inf)[0]
+check_close("n * he_std(n)^2 * E[relu(y)^2] = 1 for n = 3, 256, 4096 (quadrature)",
+            [n * he_std(n) ** 2 * half_moment for n in (3, 256, 4096)], [1.0, 1.0, 1.0], rtol=1e-10)
 
 
 # 4. Residual stream (pre-norm): each of the 2L sublayers adds a branch whose output has fixed

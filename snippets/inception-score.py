@@ -5,12 +5,14 @@ from cardcheck import check_close, check_true
 from scipy.stats import entropy
 
 
+# --- formula ---
 def inception_score(probs: np.ndarray) -> float:
     """probs[i, y] = p(y | x_i); the marginal p(y) is the average over the samples."""
     marginal = probs.mean(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(probs > 0, probs * (np.log(probs) - np.log(marginal)), 0.0)
     return float(np.exp(terms.sum(axis=1).mean()))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

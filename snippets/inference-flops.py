@@ -13,9 +13,11 @@ def mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a @ b
 
 
+# --- formula ---
 def forward_flops_per_token(n_params: int, n_layer: int, d: int, t: int) -> int:
     """2N for the weights plus 4 L t d for scoring t cached keys and mixing t values."""
     return 2 * n_params + 4 * n_layer * t * d
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -73,8 +75,9 @@ check_close("KV-cached decode logits vs full recomputation", np.array(logits), f
             rtol=1e-9, atol=1e-12)
 expected = [forward_flops_per_token(N, L, d, t) for t in range(1, T + 1)]
 check_close("counted FLOPs of each decode step = 2N + 4 L t d", per_step, expected)
-# Averaged over a causal window of T tokens, the attention part is 2 L (T+1) d: Kaplan's 2 n_layer n_ctx d.
-check_close("mean over T positions = 2N + 2 L (T+1) d (Kaplan Eq. 2.2 form)", np.mean(per_step),
+# Averaged over a causal window of T tokens, the attention part is 2 L (T+1) d, the size of Kaplan's
+# 2 n_layer n_ctx d (reading their term as this causal average is ours; they do not halve for the mask).
+check_close("mean over T positions = 2N + 2 L (T+1) d (compare Kaplan Eq. 2.2)", np.mean(per_step),
             2 * N + 2 * L * (T + 1) * d)
 check_true("short context: 2N alone is within t/(6d) of the count",
            per_step[0] / (2 * N) - 1 <= 1 / (6 * d), f"excess {per_step[0] / (2 * N) - 1:.4f}")

@@ -3,16 +3,18 @@
 import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
-from scipy.special import softmax
+from scipy.special import log_softmax, softmax
 from scipy.stats import entropy
 
 
+# --- formula ---
 def infonce(scores: np.ndarray, positive: np.ndarray, tau: float = 1.0) -> np.ndarray:
     """Per-row InfoNCE loss: scores[i, j] = s(q_i, d_j), positive[i] = index of d_i^+."""
     z = scores / tau
     z_max = z.max(axis=1, keepdims=True)
     log_denominator = z_max[:, 0] + np.log(np.sum(np.exp(z - z_max), axis=1))
     return log_denominator - z[np.arange(len(z)), positive]
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -27,6 +29,13 @@ tau = 0.05
 loss = infonce(scores, np.arange(8), tau)
 reference = [entropy(np.eye(8)[i], softmax(scores[i] / tau)) for i in range(8)]
 check_close("InfoNCE vs scipy cross-entropy of one-hot target and softmax", loss, reference)
+check_close("default temperature 1: InfoNCE vs scipy cross-entropy of softmax(scores)",
+            infonce(scores, np.arange(8)),
+            [entropy(np.eye(8)[i], softmax(scores[i])) for i in range(8)])
+# Wide logits (scores x 400 at tau = 0.05: a span of thousands) must not overflow.
+wide = infonce(400 * scores, np.arange(8), tau)
+check_close("wide logits: InfoNCE vs -scipy log_softmax at the positive", wide,
+            -log_softmax(400 * scores / tau, axis=1)[np.arange(8), np.arange(8)], rtol=1e-9)
 check_close("indistinguishable candidates: loss = log N",
             infonce(np.zeros((3, 8)), np.array([0, 4, 7])), np.full(3, np.log(8)))
 

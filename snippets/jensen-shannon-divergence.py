@@ -7,6 +7,7 @@ from scipy.spatial.distance import jensenshannon
 from scipy.stats import entropy
 
 
+# --- formula ---
 def kl(p: np.ndarray, q: np.ndarray) -> float:
     support = p > 0
     return float(np.sum(p[support] * np.log(p[support] / q[support])))
@@ -16,6 +17,7 @@ def js_divergence(p: np.ndarray, q: np.ndarray) -> float:
     """D_JS(P || Q) in nats: half the KL of each distribution to their midpoint M."""
     m = 0.5 * (p + q)
     return 0.5 * kl(p, m) + 0.5 * kl(q, m)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

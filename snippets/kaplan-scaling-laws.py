@@ -6,6 +6,7 @@ from cardplot import figure
 from scipy.optimize import brentq
 
 # Eqs. (1.1)-(1.2): separate fits (non-embedding parameters N, tokens D, loss in nats/token).
+# --- formula ---
 ALPHA_N, N_C = 0.076, 8.8e13
 ALPHA_D, D_C = 0.095, 5.4e13
 # Eq. (1.5) joint fit has its own constants (Table 2 of the paper).
@@ -25,6 +26,7 @@ def loss_d(D):
 def loss_nd(N, D, an=J_ALPHA_N, ad=J_ALPHA_D, nc=J_N_C, dc=J_D_C):
     """Joint law, eq. (1.5): [(N_c/N)^(alpha_N/alpha_D) + D_c/D]^alpha_D."""
     return ((nc / N) ** (an / ad) + dc / D) ** ad
+# --- end formula ---
 
 
 N = np.logspace(6, 11, 30)
@@ -51,6 +53,14 @@ d_needed = np.array([brentq(lambda lg, n=n: loss_nd(n, 10**lg) / loss_nd(n, 1e40
 d_needed = 10**d_needed
 check_close("root-found D ~ 5e3 N^0.74", d_needed / n_test**0.74, np.full(5, 5e3), rtol=0.15)
 check_true("exponent alpha_N / alpha_D rounds to 0.74", round(J_ALPHA_N / J_ALPHA_D, 2) == 0.74)
+
+# 5. The constants as printed in Kaplan et al. (2020): Eqs. (1.1)-(1.2) and, for the joint law,
+#    Table 2 (alpha_N = 0.076, alpha_D = 0.103, N_c = 6.4e13, D_c = 1.8e13), typed from the paper.
+PAPER = {"alpha_N": 0.076, "N_c": 8.8e13, "alpha_D": 0.095, "D_c": 5.4e13,
+         "joint alpha_N": 0.076, "joint alpha_D": 0.103, "joint N_c": 6.4e13, "joint D_c": 1.8e13}
+check_close("constants == Kaplan et al. Eqs. (1.1), (1.2) and Table 2",
+            [ALPHA_N, N_C, ALPHA_D, D_C, J_ALPHA_N, J_ALPHA_D, J_N_C, J_D_C], list(PAPER.values()),
+            rtol=1e-12)
 
 fig, ax = figure("Kaplan et al. power laws", "parameters N  or  tokens D", "test loss (nats/token)")
 x = np.logspace(6, 13, 100)

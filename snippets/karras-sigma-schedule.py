@@ -5,6 +5,7 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 
 
+# --- formula ---
 def karras_sigmas(n: int, sigma_min: float = 0.002, sigma_max: float = 80.0, rho: float = 7.0,
                   append_zero: bool = True) -> np.ndarray:
     """sigma_i for i = 0..n-1 (decreasing), plus the final sigma_n = 0 that EDM appends."""
@@ -12,12 +13,15 @@ def karras_sigmas(n: int, sigma_min: float = 0.002, sigma_max: float = 80.0, rho
     lo, hi = sigma_min ** (1.0 / rho), sigma_max ** (1.0 / rho)
     sig = (hi + i / (n - 1) * (lo - hi)) ** rho
     return np.append(sig, 0.0) if append_zero else sig
+# --- end formula ---
 
 
 n = 18
 sig = karras_sigmas(n, append_zero=False)
-check_close("endpoints are exactly sigma_max and sigma_min", [sig[0], sig[-1]], [80.0, 0.002], rtol=1e-12)
-check_close("sigma^(1/rho) is evenly spaced (matches np.linspace)", sig ** (1 / 7),
+# Defaults against EDM Table 1 (sigma_max = 80, sigma_min = 0.002, rho = 7), as printed there.
+check_close("default endpoints are exactly Table 1's sigma_max = 80 and sigma_min = 0.002", [sig[0], sig[-1]],
+            [80.0, 0.002], rtol=1e-12)
+check_close("with Table 1's rho = 7, sigma^(1/7) is evenly spaced (matches np.linspace)", sig ** (1 / 7),
             np.linspace(80.0 ** (1 / 7), 0.002 ** (1 / 7), n), rtol=1e-12)
 check_true("strictly decreasing, then the appended sigma_N = 0",
            np.all(np.diff(sig) < 0) and karras_sigmas(n)[-1] == 0.0 and len(karras_sigmas(n)) == n + 1)

@@ -7,10 +7,12 @@ from scipy.special import rel_entr
 from scipy.stats import entropy
 
 
+# --- formula ---
 def kl_divergence(p: np.ndarray, q: np.ndarray) -> float:
     """D_KL(P || Q) in nats; terms with P(x) = 0 contribute 0."""
     support = p > 0
     return float(np.sum(p[support] * np.log(p[support] / q[support])))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

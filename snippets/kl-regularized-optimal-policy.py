@@ -7,6 +7,7 @@ from scipy.optimize import minimize
 from scipy.special import logsumexp, softmax
 
 
+# --- formula ---
 def optimal_policy(ref: np.ndarray, r: np.ndarray, beta: float) -> np.ndarray:
     """pi*(y) = pi_ref(y) exp(r(y) / beta) / Z, computed in log space."""
     return softmax(np.log(ref) + r / beta)
@@ -15,6 +16,7 @@ def optimal_policy(ref: np.ndarray, r: np.ndarray, beta: float) -> np.ndarray:
 def objective(pi: np.ndarray, ref: np.ndarray, r: np.ndarray, beta: float) -> float:
     """E_{y~pi}[r(y)] - beta * KL(pi || pi_ref) for one prompt."""
     return float(pi @ r - beta * np.sum(pi * np.log(pi / ref)))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

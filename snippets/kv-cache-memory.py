@@ -7,9 +7,11 @@ from cardcheck import check_close
 from cardplot import figure
 
 
+# --- formula ---
 def kv_cache_bytes(n_layer, n_kv_heads, head_dim, seq_len, batch, bytes_per_el):
     """Keys and values (the 2), for every layer, KV head, position and sequence."""
     return 2 * n_layer * n_kv_heads * head_dim * seq_len * batch * bytes_per_el
+# --- end formula ---
 
 
 def softmax(s):

@@ -5,9 +5,11 @@ from cardcheck import check_close, check_true
 from scipy.spatial.distance import cdist
 
 
+# --- formula ---
 def sq_l2_from_cosine(cos: np.ndarray) -> np.ndarray:
     """Squared Euclidean distance between unit vectors with cosine similarity cos."""
     return 2.0 - 2.0 * cos
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -15,10 +15,17 @@ def score(x: np.ndarray) -> np.ndarray:
     return (comp * (MU - x[:, None]) / SD**2).sum(1) / comp.sum(1)
 
 
+# --- formula ---
+def langevin_step(x: np.ndarray, score_fn, eta: float, rng) -> np.ndarray:
+    """x <- x + (eta / 2) grad log p(x) + sqrt(eta) z, z ~ N(0, I): a draw from N(drifted x, eta I)."""
+    return rng.normal(x + 0.5 * eta * score_fn(x), np.sqrt(eta))
+# --- end formula ---
+
+
 def langevin(x: np.ndarray, score_fn, eta: float, steps: int, rng: np.random.Generator) -> np.ndarray:
-    """x <- x + (eta / 2) grad log p(x) + sqrt(eta) z, run on many chains in parallel."""
+    """Run the update `steps` times on many chains in parallel."""
     for _ in range(steps):
-        x = x + 0.5 * eta * score_fn(x) + np.sqrt(eta) * rng.standard_normal(x.shape)
+        x = langevin_step(x, score_fn, eta, rng)
     return x
 
 
@@ -43,6 +50,27 @@ s, eta = 1.0, 0.5
 biased = langevin(rng.standard_normal(100_000) * s, lambda x: -x / s**2, eta=eta, steps=100, rng=rng)
 check_close("ULA stationary variance vs s^2 / (1 - eta / (4 s^2)) at eta = 0.5 (rtol 2%)",
             biased.var(), s**2 / (1 - eta / (4 * s**2)), rtol=0.02)
+
+
+class KernelSpy:
+    """Stands in for the generator and records the Gaussian the step draws from (mean, std)."""
+
+    def normal(self, loc, scale):
+        self.loc, self.scale = loc, scale
+        return loc
+
+
+# The same result without sampling error: for a Gaussian target the step is the linear-Gaussian
+# kernel x -> N(a x, b^2), whose stationary variance is b^2 / (1 - a^2). Read a and b off the step.
+spy = KernelSpy()
+stationary = []
+for s_t, eta_t in [(1.0, 0.5), (2.0, 0.3), (0.7, 1e-3)]:
+    langevin_step(np.array([1.0]), lambda x, s_t=s_t: -x / s_t**2, eta_t, spy)
+    a, b = spy.loc[0], spy.scale
+    stationary.append([b**2 / (1 - a**2), s_t**2 / (1 - eta_t / (4 * s_t**2))])
+stationary = np.array(stationary)
+check_close("Gaussian targets: stationary variance of the step's kernel vs s^2 / (1 - eta / (4 s^2)) exactly",
+            stationary[:, 0], stationary[:, 1], rtol=1e-12)
 
 xs = np.linspace(-4.5, 5, 500)
 fig, ax = figure("Langevin samples vs target density (η = 0.03, 600 steps)", "x", "density")

@@ -7,11 +7,13 @@ from cardcheck import check_close, check_true
 from scipy.stats import zscore
 
 
+# --- formula ---
 def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float = 1e-5) -> np.ndarray:
     """gamma * (x - mu) / sqrt(sigma^2 + eps) + beta, statistics over the last axis."""
     mu = x.mean(axis=-1, keepdims=True)
     var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
     return gamma * (x - mu) / np.sqrt(var + eps) + beta
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -31,6 +33,15 @@ reference = np.array([[gamma[i] * (row[i] - statistics.fmean(row))
                       for row in x.tolist()])
 check_close("LN with gain, bias, eps vs a scalar statistics-module loop",
             layer_norm(x, gamma, beta, eps), reference, rtol=1e-12, atol=1e-13)
+
+# The default eps is 1e-5 (torch.nn.LayerNorm's default; the paper has none). Test it where it
+# matters: tokens scaled down to a variance of ~1.6e-5, comparable to eps.
+x_small = 1e-3 * x
+reference_small = np.array([[gamma[i] * (row[i] - statistics.fmean(row))
+                             / (statistics.pvariance(row) + 1e-5) ** 0.5 + beta[i] for i in range(d)]
+                            for row in x_small.tolist()])
+check_close("default eps = 1e-5 on small-variance tokens vs the scalar loop",
+            layer_norm(x_small, gamma, beta), reference_small, rtol=1e-12, atol=1e-13)
 
 y = layer_norm(x, 1.0, 0.0, eps=0.0)
 check_true("normalized tokens have mean 0 and population variance 1",

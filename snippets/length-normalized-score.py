@@ -9,6 +9,7 @@ from scipy.stats import gmean
 rng = np.random.default_rng(0)
 
 
+# --- formula ---
 def length_penalty(T: int, alpha: float) -> float:
     """GNMT: lp(T) = (5 + T)^alpha / (5 + 1)^alpha."""
     return (5 + T) ** alpha / (5 + 1) ** alpha
@@ -21,6 +22,7 @@ def gnmt_score(log_p: float, T: int, alpha: float) -> float:
 def simple_score(log_p: float, T: int, alpha: float) -> float:
     """The plain variant: divide by T^alpha (alpha = 1 gives the mean per-token log-prob)."""
     return log_p / T**alpha
+# --- end formula ---
 
 
 # Three finished beam candidates: shorter ones have less probable tokens but fewer of them.
@@ -40,6 +42,31 @@ check_close("lp(1) = 1 for alpha in {0.2, 0.6, 1, 2}",
 check_close("simple form, alpha = 1: log-likelihood / T = log(geometric mean of token probs)",
             [simple_score(log_p[k], lengths[k], 1.0) for k in lengths],
             [np.log(gmean(np.exp(token_log_probs[k]))) for k in lengths])
+
+
+# 2b. Values worked by hand from GNMT's definition lp(Y) = (5 + |Y|)^alpha / (5 + 1)^alpha:
+#     alpha = 1: (5+7)/6 = 2, (5+13)/6 = 3;  alpha = 1/2: sqrt(24/6) = 2, sqrt(48/6) = sqrt(8);
+#     alpha = 2: ((5+13)/6)^2 = 9;  alpha = 1/3: (12/6)^(1/3) = 2^(1/3);  alpha = -1: 6/(5+7) = 1/2.
+check_close("lp(|Y|) at hand-worked points (alpha = 1, 1/2, 2, 1/3, -1)",
+            [length_penalty(7, 1.0), length_penalty(13, 1.0), length_penalty(19, 0.5),
+             length_penalty(43, 0.5), length_penalty(13, 2.0), length_penalty(7, 1 / 3),
+             length_penalty(7, -1.0)],
+            [2.0, 3.0, 2.0, np.sqrt(8.0), 9.0, 2 ** (1 / 3), 0.5], rtol=1e-12)
+check_close("GNMT score by hand: -10 / lp(7) = -5 at alpha = 1; -6 / lp(19) = -3 at alpha = 1/2",
+            [gnmt_score(-10.0, 7, 1.0), gnmt_score(-6.0, 19, 0.5)], [-5.0, -3.0], rtol=1e-12)
+check_close("plain form by hand: -6 / 4^(1/2) = -3, -8 / 16^(1/4) = -4, -9 / 3^2 = -1",
+            [simple_score(-6.0, 4, 0.5), simple_score(-8.0, 16, 0.25), simple_score(-9.0, 3, 2.0)],
+            [-3.0, -4.0, -1.0], rtol=1e-12)
+# Range of alpha: lp is flat (= 1) at alpha = 0, grows with |Y| for alpha > 0 (and more steeply
+# for larger alpha), shrinks for alpha < 0; the offset makes it grow more slowly than |Y|^alpha.
+Ts = np.arange(1, 200)
+lp_of = {a: np.array([length_penalty(int(t), a) for t in Ts]) for a in (-0.5, 0.0, 0.2, 0.6, 1.0)}
+check_true("alpha range: flat at 0, increasing for alpha > 0, decreasing for alpha < 0, "
+           "ordered by alpha for |Y| > 1, below |Y|^alpha",
+           bool(np.all(lp_of[0.0] == 1.0) and np.all(np.diff(lp_of[0.2]) > 0)
+                and np.all(np.diff(lp_of[-0.5]) < 0)
+                and np.all(lp_of[0.2][1:] < lp_of[0.6][1:]) and np.all(lp_of[0.6][1:] < lp_of[1.0][1:])
+                and np.all(lp_of[0.6][1:] < Ts[1:] ** 0.6)))
 
 
 def tie(a: str, b: str) -> tuple[float, float]:

@@ -5,10 +5,12 @@ from cardcheck import check_close, check_true
 from scipy.special import log_softmax as scipy_log_softmax
 
 
+# --- formula ---
 def log_softmax(z: np.ndarray) -> np.ndarray:
     """log softmax(z)_i = z_i - log sum_j exp(z_j), with the log-sum-exp shifted by max(z)."""
     m = np.max(z)
     return z - (m + np.log(np.sum(np.exp(z - m))))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -28,6 +30,11 @@ check_true("naive log(softmax) returns -inf for the 1000-nat gap", bool(np.isneg
            f"naive {naive}")
 check_close("log-softmax at a 1000-nat gap vs exact [0, -1000, -1005]", log_softmax(wide),
             np.array([0.0, -1000.0, -1005.0]), rtol=1e-15, atol=1e-300)
+
+# Random logits spread over [-1000, 1000]: only the maximum as the shift keeps exp(z - m) finite.
+wide_random = rng.uniform(-1000.0, 1000.0, size=200)
+check_close("200 logits spanning 2000 nats vs scipy.special.log_softmax", log_softmax(wide_random),
+            scipy_log_softmax(wide_random), rtol=1e-13)
 
 # Gradient of the token loss -log softmax(z)_y with respect to the logits is softmax(z) - onehot(y).
 y = 7

@@ -1,4 +1,4 @@
-"""Log-sum-exp: checked against scipy, exact values at ±1000 (naive overflows), and its bounds."""
+"""Log-sum-exp: checked against scipy (logits spanning 2000 nats), exact values at ±1000, and its bounds."""
 
 import numpy as np
 from cardcheck import check_close, check_true
@@ -6,10 +6,12 @@ from cardplot import figure
 from scipy.special import logsumexp as scipy_logsumexp
 
 
+# --- formula ---
 def log_sum_exp(z: np.ndarray) -> float:
     """log sum_i exp(z_i) = m + log sum_i exp(z_i - m), with m = max_i z_i."""
     m = np.max(z)
     return float(m + np.log(np.sum(np.exp(z - m))))
+# --- end formula ---
 
 
 def naive(z: np.ndarray) -> float:
@@ -33,6 +35,15 @@ check_close("z = [1000, 1000 + log 3] gives 1000 + log 4", log_sum_exp(high),
 noisy = 1000.0 + rng.normal(scale=5.0, size=32000)
 check_close("32k logits around 1000 vs scipy", log_sum_exp(noisy), scipy_logsumexp(noisy),
             rtol=1e-13)
+
+# Logits spread over [-1000, 1000]: only the shift by the maximum keeps every exp(z - m) <= 1.
+# Shifting by the minimum or the mean would overflow (z - m reaches ~2000 or ~1000, past ~709).
+wide = rng.uniform(-1000.0, 1000.0, size=4000)
+check_close("logits spanning 2000 nats vs scipy.special.logsumexp", log_sum_exp(wide),
+            scipy_logsumexp(wide), rtol=1e-13)
+skewed = np.concatenate([rng.normal(-1000.0, 3.0, size=999), [-150.0]])
+check_close("999 logits near -1000 and one at -150: LSE = -150 + log(1 + tiny) vs scipy",
+            log_sum_exp(skewed), scipy_logsumexp(skewed), rtol=1e-13)
 
 # Logits around -1000: every exp underflows to 0 and the naive log gives -inf.
 low = np.full(8, -1000.0)

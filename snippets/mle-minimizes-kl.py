@@ -16,10 +16,12 @@ def log_model(theta: float) -> np.ndarray:
     return log_softmax(theta * values)
 
 
+# --- formula ---
 def kl_data_model(p_data: np.ndarray, theta: float) -> float:
     """D_KL(p_data || p_theta) in nats."""
     support = p_data > 0
     return float(np.sum(p_data[support] * (np.log(p_data[support]) - log_model(theta)[support])))
+# --- end formula ---
 
 
 # Data: 500 draws from a two-bump mixture outside the family, so the fit is a real compromise.

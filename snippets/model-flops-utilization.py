@@ -14,6 +14,7 @@ def mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a @ b
 
 
+# --- formula ---
 def model_flops_per_token(n_params, n_layer, n_heads, head_dim, seq_len):
     """PaLM's model FLOPs per training token: 6N for the weights, 12 L H d_h T for attention."""
     return 6 * n_params + 12 * n_layer * n_heads * head_dim * seq_len
@@ -21,6 +22,7 @@ def model_flops_per_token(n_params, n_layer, n_heads, head_dim, seq_len):
 
 def mfu(tokens, seconds, peak_flops, n_devices, flops_per_token):
     return tokens * flops_per_token / (seconds * peak_flops * n_devices)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

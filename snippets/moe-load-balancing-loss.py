@@ -6,12 +6,14 @@ from cardplot import figure
 from scipy.special import softmax
 
 
+# --- formula ---
 def load_balancing_loss(probs: np.ndarray, alpha: float = 0.01) -> float:
     """alpha * N * sum_i f_i * P_i for router probabilities probs of shape (T tokens, N experts)."""
     T, N = probs.shape
     f = np.bincount(probs.argmax(axis=1), minlength=N) / T  # fraction of tokens sent to expert i
     P = probs.mean(axis=0)  # mean router probability of expert i
     return float(alpha * N * np.sum(f * P))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -69,6 +71,10 @@ check_true("descent lowers the logit of the most loaded expert on average",
 tricky = np.array([[0.5 + 1e-9, 0.5 - 1e-9]] * 90 + [[0.0, 1.0]] * 10)
 check_close("unbalanced 90/10 routing scores 0.92 alpha", load_balancing_loss(tricky, alpha),
             0.92 * alpha, rtol=1e-6)
+
+# The default coefficient is the Switch Transformer's alpha = 10^-2 (Fedus et al., Sec. 2.2).
+check_close("default alpha = 1e-2 (Switch Transformer)", load_balancing_loss(probs),
+            load_balancing_loss(probs, 1e-2), rtol=1e-15)
 
 # As routing collapses from balanced (t = 0) to one expert (t = 1) the loss rises from alpha to alpha*N.
 t = np.linspace(0, 1, 101)

@@ -1,10 +1,12 @@
-"""Multi-head attention: batched reshape form checked against a per-head loop, a sum form, H = 1."""
+"""Multi-head attention: batched reshape form vs a per-head loop, a hand-solved case, a sum form, H = 1."""
 
 import numpy as np
 from cardcheck import check_close, check_true
+from scipy.special import expit
 from scipy.special import softmax as scipy_softmax
 
 
+# --- formula ---
 def multi_head_attention(x, wq, wk, wv, wo, n_heads):
     """Block form: full-width projections, reshape to (H, T, d/H), batched attention, merge, W^O."""
     t, d = x.shape
@@ -20,6 +22,7 @@ def multi_head_attention(x, wq, wk, wv, wo, n_heads):
     w /= w.sum(axis=-1, keepdims=True)
     heads = w @ v                                    # [H, T, d_h]
     return heads.transpose(1, 0, 2).reshape(t, d) @ wo
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -30,14 +33,43 @@ WQ, WK, WV, WO = (rng.normal(size=(d, d)) / np.sqrt(d) for _ in range(4))
 out = multi_head_attention(x, WQ, WK, WV, WO, H)
 
 # Independent route: the definition, one head at a time with its own column block of W^Q, W^K, W^V.
-head_outputs = []
-for h in range(H):
-    cols = slice(h * d_h, (h + 1) * d_h)
-    qh, kh, vh = x @ WQ[:, cols], x @ WK[:, cols], x @ WV[:, cols]
-    head_outputs.append(scipy_softmax(qh @ kh.T / np.sqrt(d_h), axis=1) @ vh)
+def per_head(x, n_heads):
+    """Each head through scipy's softmax, with d_k = d / H."""
+    dh = x.shape[1] // n_heads
+    outs = []
+    for h in range(n_heads):
+        cols = slice(h * dh, (h + 1) * dh)
+        qh, kh, vh = x @ WQ[:, cols], x @ WK[:, cols], x @ WV[:, cols]
+        outs.append(scipy_softmax(qh @ kh.T / np.sqrt(dh), axis=1) @ vh)
+    return outs
+
+
+head_outputs = per_head(x, H)
 reference = np.concatenate(head_outputs, axis=1) @ WO
 check_close("reshape/batched form vs per-head loop + Concat + W^O", out, reference, rtol=1e-10,
             atol=1e-13)
+
+# Wide scores (inputs scaled by 40: logits spanning thousands) must not overflow the softmax.
+x_wide = 40 * x
+check_close("wide inputs (scores span > 1000): batched form vs per-head scipy softmax",
+            multi_head_attention(x_wide, WQ, WK, WV, WO, H),
+            np.concatenate(per_head(x_wide, H), axis=1) @ WO, rtol=1e-9, atol=1e-9)
+
+# A case solved by hand, fixing the 1/sqrt(d_k) scale with d_k = d/H (Vaswani et al.: d_k = d/h).
+# d = 8, H = 2 (d_k = 4), W^Q = W^K = W^V = W^O = I, two tokens
+#   x_1 = (2, 0, 0, 0 | 0, 0, 0, 0),  x_2 = (0, 0, 0, 0 | 0, 0, 0, 3).
+# Head 1, query 1: scores (4, 0)/sqrt(4) = (2, 0), weight sigma(2) on x_1 -> (2 sigma(2), 0, 0, 0);
+#         query 2: scores (0, 0), uniform -> (1, 0, 0, 0).
+# Head 2, query 1: uniform -> (0, 0, 0, 1.5); query 2: scores (0, 9)/2, weight sigma(4.5) on x_2.
+# A 1/sqrt(d) scale (or none) gives sigma(4/sqrt 8) (or sigma(4)) instead.
+eye = np.eye(8)
+x_hand = np.array([[2.0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 3.0]])
+expected = np.array([[2 * expit(2.0), 0, 0, 0, 0, 0, 0, 1.5], [1.0, 0, 0, 0, 0, 0, 0, 3 * expit(4.5)]])
+check_close("hand-solved two-token, two-head case (scale 1/sqrt(d/H))",
+            multi_head_attention(x_hand, eye, eye, eye, eye, 2), expected, rtol=1e-12, atol=1e-15)
+check_close("same case with a non-symmetric W^O: output = hand rows @ W^O",
+            multi_head_attention(x_hand, eye, eye, eye, WO[:8, :8], 2), expected @ WO[:8, :8],
+            rtol=1e-12, atol=1e-15)
 
 # Concat(heads) W^O equals the sum over heads of head_h times its row block of W^O.
 summed = sum(head_outputs[h] @ WO[h * d_h:(h + 1) * d_h] for h in range(H))

@@ -6,6 +6,7 @@ from scipy.special import rel_entr
 from scipy.stats import entropy
 
 
+# --- formula ---
 def mutual_information(joint: np.ndarray) -> float:
     """I(X;Y) in nats from a joint table p(x, y) (rows x, columns y); zero cells contribute 0."""
     px = joint.sum(axis=1, keepdims=True)
@@ -13,6 +14,7 @@ def mutual_information(joint: np.ndarray) -> float:
     support = joint > 0
     ratio = joint[support] / (px * py)[support]
     return float(np.sum(joint[support] * np.log(ratio)))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

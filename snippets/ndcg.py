@@ -7,6 +7,7 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 
 
+# --- formula ---
 def dcg(rels: np.ndarray, k: int, gain: str = "linear") -> float:
     """DCG@k of relevance grades listed in ranked order (best first)."""
     r = np.asarray(rels, dtype=float)[:k]
@@ -17,12 +18,27 @@ def dcg(rels: np.ndarray, k: int, gain: str = "linear") -> float:
 def ndcg(ranked: np.ndarray, judged: np.ndarray, k: int, gain: str = "linear") -> float:
     """nDCG@k; the ideal ordering sorts every judged grade for the query, retrieved or not."""
     return dcg(ranked, k, gain) / dcg(np.sort(judged)[::-1], k, gain)
+# --- end formula ---
 
 
 ranked = np.array([3, 2, 3, 0, 1, 2])
 # By hand: 3/1 + 2/log2(3) + 3/2 + 0/log2(5) + 1/log2(6) + 2/log2(7)
 #        = 3 + 1.2618595 + 1.5 + 0 + 0.3868528 + 0.7124143 = 6.8611267
 check_close("DCG@6 of [3, 2, 3, 0, 1, 2] vs hand value", dcg(ranked, 6), 6.8611267, rtol=1e-7)
+
+check_close("DCG@4 (cut-off inside the list) of [3, 2, 3, 0]: 3 + 1.2618595 + 1.5 + 0",
+            dcg(ranked, 4), 5.7618595, rtol=1e-7)
+
+# Exponential gain 2^r - 1 with graded labels (gains 0, 1, 3, 7, 15 for r = 0..4), by hand:
+# [3, 2, 3, 0, 1, 2]: 7/1 + 3/log2(3) + 7/2 + 0 + 1/log2(6) + 3/log2(7)
+#                   = 7 + 1.8927893 + 3.5 + 0 + 0.3868528 + 1.0686215 = 13.8482636
+check_close("DCG@6, gain 2^r - 1, of [3, 2, 3, 0, 1, 2] vs hand value",
+            dcg(ranked, 6, "exp"), 13.8482636, rtol=1e-8)
+# nDCG@4 of the ranking [1, 4, 0, 2] when the judged pool is {4, 3, 2, 1, 0}:
+#   DCG  = 1/1 + 15/log2(3) + 0/2 + 3/log2(5) = 1 + 9.4639463 + 0 + 1.2920296 = 11.7559760
+#   IDCG = 15/1 + 7/log2(3) + 3/2 + 1/log2(5) = 15 + 4.4165083 + 1.5 + 0.4306766 = 21.3471849
+check_close("nDCG@4, gain 2^r - 1, grades up to 4, vs hand value 11.7559760 / 21.3471849",
+            ndcg(np.array([1, 4, 0, 2]), np.array([4, 2, 1, 0, 3]), 4, "exp"), 0.55070381, rtol=1e-7)
 
 rng = np.random.default_rng(0)
 judged = rng.integers(0, 4, size=8)

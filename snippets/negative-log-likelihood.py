@@ -3,18 +3,20 @@
 import numpy as np
 from cardcheck import check_close
 from cardplot import figure
-from scipy.special import softmax
+from scipy.special import log_softmax, softmax
 from scipy.stats import multinomial
 
 rng = np.random.default_rng(0)
 T, V = 16, 10
 
 
+# --- formula ---
 def nll(logits: np.ndarray, targets: np.ndarray) -> float:
     """-sum_t log p(x_t | x_<t) from logits, via a max-shifted log-softmax."""
     m = logits.max(axis=1, keepdims=True)
     log_probs = logits - m - np.log(np.exp(logits - m).sum(axis=1, keepdims=True))
     return float(-log_probs[np.arange(len(targets)), targets].sum())
+# --- end formula ---
 
 
 logits = rng.normal(scale=2.0, size=(T, V))
@@ -26,6 +28,12 @@ onehot = np.eye(V)[targets]
 scipy_nll = -sum(multinomial.logpmf(onehot[t], n=1, p=probs[t]) for t in range(T))
 check_close("NLL vs scipy multinomial(n=1).logpmf, summed over 16 tokens",
             nll(logits, targets), scipy_nll)
+
+# Logits spread over [-1000, 1000] per row: the max shift keeps exp finite (a min shift would overflow);
+# compare with scipy.special.log_softmax, which shifts internally.
+wide = rng.uniform(-1000.0, 1000.0, size=(T, V))
+check_close("logits spanning 2000 nats: NLL vs -sum scipy log_softmax(z)[t, x_t]", nll(wide, targets),
+            -log_softmax(wide, axis=1)[np.arange(T), targets].sum(), rtol=1e-13)
 
 # 2. Gradient with respect to the logits is softmax(z_t) - onehot(x_t); compare with central
 # finite differences of our own loss.

@@ -7,10 +7,12 @@ from scipy.integrate import quad
 from scipy.stats import lognorm, multivariate_normal, norm
 
 
+# --- formula ---
 def flow_log_density(x: np.ndarray, f_inv, log_abs_det_jac_inv) -> np.ndarray:
     """log p_X(x) = log p_Z(f^{-1}(x)) + log |det d f^{-1} / dx|, base p_Z = N(0, I)."""
     z = f_inv(x)
     return norm.logpdf(z).sum(axis=-1) + log_abs_det_jac_inv(x)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -11,6 +11,7 @@ from scipy.special import comb as float_comb
 from scipy.stats import binom
 
 
+# --- formula ---
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Unbiased per-problem estimate 1 - C(n-c, k) / C(n, k), exact integer arithmetic."""
     return 1.0 - comb(n - c, k) / comb(n, k)
@@ -21,6 +22,7 @@ def pass_at_k_stable(n: int, c: int, k: int) -> float:
     if n - c < k:
         return 1.0
     return float(1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
+# --- end formula ---
 
 
 # Brute force: label n = 10 samples, c of them correct, and enumerate every k-subset.

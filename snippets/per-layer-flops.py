@@ -1,5 +1,6 @@
 """Per-layer forward FLOPs per token, 24 d^2 + 4 T d: counted matmul by matmul in a real attention +
-MLP layer, with the causal count (2(T+1)d, Kaplan's Table 1 term) from a mask-skipping implementation."""
+MLP layer, with the causal count 2(T+1)d (the size of Kaplan's Table 1 term; reading that term as the
+causal average is ours) from a mask-skipping implementation."""
 
 import numpy as np
 from cardcheck import check_close
@@ -14,9 +15,11 @@ def mm(a: np.ndarray, b: np.ndarray, part: str) -> np.ndarray:
     return a @ b
 
 
+# --- formula ---
 def layer_flops_per_token(d: int, T: int) -> int:
     """Forward FLOPs of one layer per token: 8d^2 projections + 16d^2 MLP + 4Td attention."""
     return 24 * d**2 + 4 * T * d
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -6,9 +6,11 @@ from scipy.special import softmax
 from scipy.stats import gmean
 
 
+# --- formula ---
 def perplexity(token_logprobs: np.ndarray) -> float:
     """PPL = exp(-(1/T) sum_t log p_theta(x_t | x_<t)), from natural-log token probabilities."""
     return float(np.exp(-np.mean(token_logprobs)))
+# --- end formula ---
 
 
 V, T = 12, 5000

@@ -5,9 +5,11 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 
 
+# --- formula ---
 def bubble_fraction(p, m):
     """Idle share of each device in a synchronous pipeline of p stages and m micro-batches."""
     return (p - 1) / (m + p - 1)
+# --- end formula ---
 
 
 def stage_orders(p, m, schedule):

@@ -5,9 +5,11 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 
 
+# --- formula ---
 def ppo_clip(ratio: np.ndarray, adv: np.ndarray, eps: float = 0.2) -> np.ndarray:
     """Per-sample min(rho * A, clip(rho, 1 - eps, 1 + eps) * A); the objective is its mean."""
     return np.minimum(ratio * adv, np.clip(ratio, 1 - eps, 1 + eps) * adv)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -12,9 +12,11 @@ sde = GaussianVPSDE(MU, S)
 beta, marginal, score = sde.beta, sde.marginal, sde.score
 
 
+# --- formula ---
 def pf_drift(t, x):
     """dx/dt = f - g^2 * score / 2."""
     return -0.5 * beta(t) * x - 0.5 * beta(t) * score(x, t)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

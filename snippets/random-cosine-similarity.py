@@ -6,9 +6,11 @@ from cardplot import figure
 from scipy.stats import beta, kstest
 
 
+# --- formula ---
 def random_cosine_std(d: int) -> float:
     """Std of cos(x, y) for independent x, y ~ N(0, I_d): E[cos] = 0 and E[cos^2] = 1/d exactly."""
     return 1.0 / np.sqrt(d)
+# --- end formula ---
 
 
 def cosine(x: np.ndarray, y: np.ndarray) -> np.ndarray:

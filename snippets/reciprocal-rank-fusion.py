@@ -6,6 +6,7 @@ from cardplot import figure
 from scipy.stats import rankdata
 
 
+# --- formula ---
 def rrf(rankings: list[list[str]], k: float = 60.0) -> dict[str, float]:
     """Fuse ranked lists of document ids (best first); absent documents get no term."""
     fused: dict[str, float] = {}
@@ -13,6 +14,7 @@ def rrf(rankings: list[list[str]], k: float = 60.0) -> dict[str, float]:
         for position, doc in enumerate(ranking, start=1):
             fused[doc] = fused.get(doc, 0.0) + 1.0 / (k + position)
     return fused
+# --- end formula ---
 
 
 # By hand: "a" is 1st in list one, 3rd in list two and absent from list three.

@@ -6,9 +6,11 @@ from cardcheck import check_close, check_true
 rng = np.random.default_rng(0)
 
 
+# --- formula ---
 def reparameterize(mu: np.ndarray, sigma: np.ndarray, eps: np.ndarray) -> np.ndarray:
     """z = mu + sigma * eps with eps ~ N(0, I): a differentiable function of (mu, sigma)."""
     return mu + sigma * eps
+# --- end formula ---
 
 
 # Objective E_z[f(z)] with f(z) = sin z + z^2, whose expectation is known in closed form:

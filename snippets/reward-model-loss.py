@@ -8,9 +8,11 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 
+# --- formula ---
 def rm_loss(r_w: np.ndarray, r_l: np.ndarray) -> float:
     """Mean of -log sigma(r_w - r_l) over comparisons, computed as softplus(-(r_w - r_l))."""
     return float(np.mean(np.logaddexp(0.0, -(r_w - r_l))))
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

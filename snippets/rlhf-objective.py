@@ -19,6 +19,7 @@ all_y = np.array(np.unravel_index(np.arange(V**T), (V,) * T)).T  # the V**T resp
 reward = rng.normal(size=(n_prompts, V**T))  # r_phi(x, y) for every prompt and response
 
 
+# --- formula ---
 def seq_logp(pol: list[np.ndarray], x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """log pi(y | x) = sum_t log pi(y_t | x, y_<t), for arrays of prompts x and responses y."""
     total, prefix = np.zeros(len(x)), np.zeros(len(x), dtype=int)
@@ -37,6 +38,7 @@ def objective_exact(pol: list[np.ndarray], ref: list[np.ndarray]) -> float:
         p = np.exp(logp)
         value += prompt_dist[x] * (p @ reward[x] - beta * p @ (logp - logq))
     return float(value)
+# --- end formula ---
 
 
 # Route 1: sample x ~ D and y ~ pi autoregressively, score each sample with the penalized reward

@@ -4,9 +4,11 @@ import numpy as np
 from cardcheck import check_close, check_true
 
 
+# --- formula ---
 def rms_norm(x: np.ndarray, gamma: np.ndarray, eps: float = 1e-6) -> np.ndarray:
     """gamma * x / sqrt(mean(x^2) + eps), statistics over the last axis."""
     return gamma * x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -25,6 +27,14 @@ eps = 1e-6
 layer_norm = gamma * (xc - xc.mean(-1, keepdims=True)) / np.sqrt(xc.var(-1, keepdims=True) + eps)
 check_close("zero-mean input: RMSNorm = LayerNorm (beta = 0)", rms_norm(xc, gamma, eps), layer_norm,
             rtol=1e-10, atol=1e-12)
+
+# The default eps is 1e-6 (T5's and LLaMA-1's value). Test it where it matters: tokens scaled down
+# to a mean square of ~1e-5, comparable to eps, against the norm route with eps added.
+x_small = 1e-3 * x
+check_close("default eps = 1e-6 on small tokens vs gamma x / sqrt(||x||^2/d + 1e-6)",
+            rms_norm(x_small, gamma),
+            gamma * x_small / np.sqrt(np.linalg.norm(x_small, axis=-1, keepdims=True) ** 2 / d + 1e-6),
+            rtol=1e-12)
 
 y = rms_norm(x, 1.0, eps=0.0)
 check_close("unit gain: output has root mean square 1", np.sqrt(np.mean(y**2, axis=-1)), np.ones(T),

@@ -6,6 +6,7 @@ from cardplot import figure
 from scipy.linalg import block_diag
 
 
+# --- formula ---
 def rope_angles(d: int, base: float = 10000.0) -> np.ndarray:
     """theta_j = base^(-2j/d) for pair j = 0 .. d/2 - 1."""
     return base ** (-np.arange(0, d, 2) / d)
@@ -17,6 +18,7 @@ def rope(x: np.ndarray, m: int, base: float = 10000.0) -> np.ndarray:
     rot = np.empty_like(x)
     rot[0::2], rot[1::2] = -x[1::2], x[0::2]
     return x * np.cos(ang) + rot * np.sin(ang)
+# --- end formula ---
 
 
 def rotation_matrix(d: int, m: int) -> np.ndarray:

@@ -5,13 +5,16 @@ from cardcheck import check_close, check_true
 from scipy.special import softmax as scipy_softmax
 
 
+# --- formula ---
 def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """softmax(Q K^T / sqrt(d_k)) V, with the softmax over key positions (max-shifted)."""
-    scores = q @ k.T / np.sqrt(q.shape[-1])
+    """softmax(Q K^T / sqrt(d_k)) V, with the softmax over key positions (max-shifted);
+    leading axes (batch, heads) broadcast."""
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
     scores = scores - scores.max(axis=-1, keepdims=True)
     weights = np.exp(scores)
     weights /= weights.sum(axis=-1, keepdims=True)
     return weights @ v
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -42,3 +45,13 @@ check_true("outputs lie inside the range of the values",
 perm = rng.permutation(n_k)
 check_close("invariance to a joint permutation of keys and values",
             attention(Q, K[perm], V[perm]), out, rtol=1e-12, atol=1e-14)
+
+# Several heads at once (leading axis H = 3), each against the per-query loop above run head by head;
+# and wide scores (inputs scaled by 30, logits spanning thousands), where exp must not overflow.
+Qh, Kh, Vh = rng.normal(size=(3, n_q, d_k)), rng.normal(size=(3, n_k, d_k)), rng.normal(size=(3, n_k, d_v))
+per_head = np.stack([scipy_softmax(Qh[h] @ Kh[h].T / np.sqrt(d_k), axis=1) @ Vh[h] for h in range(3)])
+check_close("batched over 3 heads vs head-by-head scipy softmax", attention(Qh, Kh, Vh), per_head,
+            rtol=1e-12, atol=1e-14)
+wide = attention(30 * Q, 30 * K, V)
+check_close("wide scores (span > 1000): matrix form vs scipy softmax", wide,
+            scipy_softmax(900 * Q @ K.T / np.sqrt(d_k), axis=1) @ V, rtol=1e-9, atol=1e-12)

@@ -17,6 +17,7 @@ def energy(x: np.ndarray) -> np.ndarray:
     return -logsumexp(np.log(w / sds**2) - sq / (2 * sds**2), axis=1)
 
 
+# --- formula ---
 def score(x: np.ndarray) -> np.ndarray:
     """grad_x log p(x) = -grad_x E(x): responsibility-weighted pulls toward the component means."""
     sq = ((x[:, None, :] - mus[None]) ** 2).sum(-1)
@@ -24,6 +25,7 @@ def score(x: np.ndarray) -> np.ndarray:
     resp = np.exp(logits - logsumexp(logits, axis=1, keepdims=True))          # (n, K)
     minus_grad_energy = -(x[:, None, :] - mus[None]) / (sds**2)[None, :, None]   # -grad of each sq/(2s^2)
     return (resp[:, :, None] * minus_grad_energy).sum(1)
+# --- end formula ---
 
 
 def log_p(x: np.ndarray) -> np.ndarray:

@@ -5,9 +5,11 @@ from cardcheck import check_close, check_true
 from scipy.special import logsumexp, softmax
 
 
+# --- formula ---
 def score_from_eps(eps_hat: np.ndarray, alpha_bar: float) -> np.ndarray:
     """Score of the noised marginal p_t implied by a noise prediction (VP / DDPM parameterization)."""
     return -eps_hat / np.sqrt(1.0 - alpha_bar)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -5,17 +5,19 @@ from decimal import Decimal, getcontext
 import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
-from scipy.special import softmax
+from scipy.special import log_softmax, softmax
 
 rng = np.random.default_rng(0)
 V, T = 50, 400
 
 
+# --- formula ---
 def sequence_log_likelihood(logits: np.ndarray, tokens: np.ndarray) -> float:
     """sum_t (z_{t, x_t} - log sum_j exp z_{t, j}), with the max subtracted for stability."""
     m = logits.max(axis=1, keepdims=True)
     log_norm = m[:, 0] + np.log(np.exp(logits - m).sum(axis=1))
     return float(np.sum(logits[np.arange(len(tokens)), tokens] - log_norm))
+# --- end formula ---
 
 
 # Logits for each step and a sequence sampled from the model itself (a typical continuation).
@@ -40,6 +42,13 @@ exact = Decimal(1)
 for p in token_probs:
     exact *= Decimal(float(p))  # exact binary value of each float64 probability
 check_close("log-likelihood vs ln of a 60-digit Decimal product", ll, float(exact.ln()), rtol=1e-12)
+
+# 3. Logits spread over [-1000, 1000]: only the max shift keeps every exp finite. Against scipy's
+#    log_softmax, which does its own shifting.
+wide = rng.uniform(-1000.0, 1000.0, size=(T, V))
+check_close("logits spanning 2000 nats vs summed scipy.special.log_softmax",
+            sequence_log_likelihood(wide, tokens), log_softmax(wide, axis=1)[np.arange(T), tokens].sum(),
+            rtol=1e-13)
 
 # Where the naive product would hit zero: the running log-likelihood crosses log(smallest subnormal).
 running = np.cumsum(np.log(token_probs))

@@ -5,6 +5,7 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 
 
+# --- formula ---
 def momentum_sgd(grad, theta0, lrs, mu):
     """PyTorch-style momentum: v_t = mu v_{t-1} + g_t, theta_t = theta_{t-1} - lr_t v_t."""
     theta, v, path = theta0.copy(), np.zeros_like(theta0), [theta0.copy()]
@@ -13,6 +14,7 @@ def momentum_sgd(grad, theta0, lrs, mu):
         theta = theta - lr * v
         path.append(theta.copy())
     return np.array(path)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -10,9 +10,11 @@ def loss(z: np.ndarray, y: np.ndarray) -> float:
     return float(-np.sum(y * log_softmax(z)))
 
 
+# --- formula ---
 def grad(z: np.ndarray, y: np.ndarray) -> np.ndarray:
     """dL/dz = p - y, valid when y sums to 1."""
     return softmax(z) - y
+# --- end formula ---
 
 
 def finite_difference(f, z: np.ndarray, h: float = 1e-6) -> np.ndarray:

@@ -6,6 +6,7 @@ from cardplot import figure
 from scipy.special import softmax as scipy_softmax
 
 
+# --- formula ---
 def softmax(z: np.ndarray) -> np.ndarray:
     """softmax(z)_i = exp(z_i) / sum_j exp(z_j), evaluated with the maximum subtracted."""
     e = np.exp(z - np.max(z))
@@ -16,6 +17,7 @@ def softmax_jacobian(z: np.ndarray) -> np.ndarray:
     """d softmax(z)_i / d z_j = p_i (delta_ij - p_j)."""
     p = softmax(z)
     return np.diag(p) - np.outer(p, p)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)
@@ -45,6 +47,12 @@ check_true("logits near 1000: naive formula gives nan, max-shifted one does not"
            f"naive {naive_big}, shifted {np.round(softmax(big), 6)}")
 check_close("logits near 1000 vs the same logits shifted down by 1000", softmax(big),
             scipy_softmax(big - 1000.0), rtol=1e-12)
+
+# Logits spread over [-1000, 1000]: subtracting the maximum keeps every exp(z - m) <= 1; shifting by
+# the minimum or the mean instead would overflow (exp of ~2000 or ~1000).
+wide = rng.uniform(-1000.0, 1000.0, size=64)
+check_close("64 logits spanning 2000 nats vs scipy.special.softmax", softmax(wide), scipy_softmax(wide),
+            rtol=1e-12, atol=1e-300)
 
 # Temperature: softmax(z / tau) sharpens towards argmax as tau -> 0 and flattens as tau grows.
 logits = np.array([2.0, 1.0, 0.5, -1.0])

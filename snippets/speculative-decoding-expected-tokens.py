@@ -5,10 +5,12 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 
 
+# --- formula ---
 def expected_tokens(alpha, gamma: int):
     """Expected tokens per target-model call with gamma drafted tokens and acceptance rate alpha."""
     alpha = np.asarray(alpha, dtype=float)
     return (1.0 - alpha ** (gamma + 1)) / (1.0 - alpha)
+# --- end formula ---
 
 
 # Direct expectation: j drafts accepted then a rejection (prob alpha^j (1 - alpha)) yields j + 1 tokens;

@@ -9,6 +9,7 @@ from scipy.optimize import minimize_scalar
 from scipy.special import expit, lambertw, ndtr
 
 
+# --- formula ---
 def swish(u: np.ndarray, beta: float = 1.0) -> np.ndarray:
     """Swish_beta(u) = u * sigmoid(beta * u), with scipy's overflow-safe logistic."""
     return u * expit(beta * u)
@@ -17,6 +18,7 @@ def swish(u: np.ndarray, beta: float = 1.0) -> np.ndarray:
 def ffn_swiglu(x, w_gate, w_up, w_down):
     """(Swish_1(x W_gate) * (x W_up)) W_down, no biases."""
     return (swish(x @ w_gate) * (x @ w_up)) @ w_down
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

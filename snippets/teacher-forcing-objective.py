@@ -14,13 +14,16 @@ W_OUT = rng.normal(size=(D, V)) * 1.5  # output projection
 x = rng.normal(size=D)                 # conditioning input (a prompt or source encoding)
 
 
+# --- formula ---
 def tf_loss_parallel(y: np.ndarray) -> float:
     """-sum_t log p(y*_t | x, y*_<t) for all t at once: a strictly causal mixing matrix
     (M[t, s] = w^(t-s) for s < t) plays the role of the causal attention mask."""
-    t_idx, s_idx = np.arange(T)[:, None], np.arange(T)[None, :]
+    steps = np.arange(len(y))
+    t_idx, s_idx = steps[:, None], steps[None, :]
     mask = np.where(s_idx < t_idx, W_DECAY ** (t_idx - s_idx), 0.0)
     logits = np.tanh(x + mask @ EMB[y]) @ W_OUT
-    return float(-log_softmax(logits, axis=1)[np.arange(T), y].sum())
+    return float(-log_softmax(logits, axis=1)[steps, y].sum())
+# --- end formula ---
 
 
 def tf_loss_sequential(y: np.ndarray) -> float:

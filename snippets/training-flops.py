@@ -16,8 +16,10 @@ def mm(a: np.ndarray, b: np.ndarray, phase: str) -> np.ndarray:
     return a @ b
 
 
+# --- formula ---
 def training_flops(n_params: float, n_tokens: float) -> float:
     return 6 * n_params * n_tokens
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

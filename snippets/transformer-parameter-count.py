@@ -6,9 +6,11 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 
 
+# --- formula ---
 def approx_params(n_layer: int, d: int, vocab: int, tied: bool = True) -> int:
     """N ~ 12 L d^2 + V d (tied embeddings) or + 2 V d (separate input and output matrices)."""
     return 12 * n_layer * d**2 + (1 if tied else 2) * vocab * d
+# --- end formula ---
 
 
 # --- 1. A small GPT-style model built from real arrays, run forward, then counted. ---

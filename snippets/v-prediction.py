@@ -5,6 +5,7 @@ from cardcheck import check_close
 from cardplot import figure
 
 
+# --- formula ---
 def v_target(x0, eps, abar_t):
     """v = sqrt(abar_t) eps - sqrt(1 - abar_t) x_0."""
     return np.sqrt(abar_t) * eps - np.sqrt(1 - abar_t) * x0
@@ -16,6 +17,7 @@ def x0_from_v(x_t, v, abar_t):
 
 def eps_from_v(x_t, v, abar_t):
     return np.sqrt(1 - abar_t) * x_t + np.sqrt(abar_t) * v
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -8,6 +8,7 @@ from scipy.stats import norm
 SIGMA = 0.7
 
 
+# --- formula ---
 def gaussian_kl_to_standard(m: np.ndarray, s: np.ndarray) -> np.ndarray:
     """KL(N(m, s^2) || N(0, 1)) in nats."""
     return 0.5 * (m**2 + s**2 - 1.0) - np.log(s)
@@ -17,6 +18,7 @@ def elbo(x: np.ndarray, m: np.ndarray, s: np.ndarray) -> np.ndarray:
     """E_q[log p(x|z)] - KL(q(z|x) || p(z)); the expectation is exact for a Gaussian decoder."""
     reconstruction = -0.5 * np.log(2 * np.pi * SIGMA**2) - ((x - m) ** 2 + s**2) / (2 * SIGMA**2)
     return reconstruction - gaussian_kl_to_standard(m, s)
+# --- end formula ---
 
 
 rng = np.random.default_rng(0)

@@ -4,6 +4,7 @@ import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
 
+# --- formula ---
 K = 12  # fp32 master weights + Adam m + Adam v, bytes per parameter
 
 
@@ -16,6 +17,7 @@ def zero_bytes_per_gpu(n_params, n_d, stage):
     if stage == 2:                               # + gradients partitioned
         return 2 * n_params + (2 + K) * n_params / n_d
     return (2 + 2 + K) * n_params / n_d          # stage 3: + parameters partitioned
+# --- end formula ---
 
 
 # 1. Shard real buffers across N_d ranks and measure the busiest rank.

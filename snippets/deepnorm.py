@@ -1,0 +1,92 @@
+"""DeepNorm: the residual-scaled post-LN update against a scipy-zscore composition, its limits
+(alpha = 1 is post-LN, large alpha tends to LN(x)), and the alpha/beta table of Wang et al."""
+
+import numpy as np
+from cardcheck import check_close
+from cardplot import figure
+from scipy.stats import zscore
+
+EPS = 1e-5
+
+
+def layer_norm(x, g, b):
+    mu = x.mean(-1, keepdims=True)
+    return g * (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + EPS) + b
+
+
+# --- formula ---
+def deepnorm(x, gx, alpha, g, b):
+    """x_{l+1} = LN(alpha x_l + G_l(x_l)), with gx = G_l(x_l) the sublayer output."""
+    return layer_norm(alpha * x + gx, g, b)
+
+
+def deepnorm_constants(arch, N=None, M=None):
+    """(alpha, beta) per stack, from the table of Wang et al. (N encoder layers, M decoder layers).
+    beta is the gain of the Xavier init of the FFN, value and output projections."""
+    if arch == "encoder-only":
+        return {"encoder": ((2 * N) ** 0.25, (8 * N) ** -0.25)}
+    if arch == "decoder-only":
+        return {"decoder": ((2 * M) ** 0.25, (8 * M) ** -0.25)}
+    return {"encoder": (0.81 * (N**4 * M) ** (1 / 16), 0.87 * (N**4 * M) ** (-1 / 16)),
+            "decoder": ((3 * M) ** 0.25, (12 * M) ** -0.25)}
+# --- end formula ---
+
+
+rng = np.random.default_rng(0)
+T, d = 4, 16
+x = rng.normal(loc=0.3, scale=1.5, size=(T, d))
+gx = rng.normal(scale=0.7, size=(T, d))            # stands for the sublayer output G_l(x_l)
+g, b = 1 + 0.1 * rng.normal(size=d), 0.1 * rng.normal(size=d)
+
+
+def literal(x, gx, alpha):
+    """Independent route: scipy's zscore (population std) with eps folded in, row by row."""
+    s = alpha * x + gx
+    return g * zscore(s, axis=-1) * s.std(-1, keepdims=True) / np.sqrt(s.var(-1, keepdims=True) + EPS) + b
+
+
+# 1. The update itself, for a DeepNet-sized alpha and for alpha = 1 (plain post-LN).
+alpha_100 = deepnorm_constants("decoder-only", M=100)["decoder"][0]
+check_close("DeepNorm(x) vs literal LN(alpha x + G(x)), alpha = (2 * 100)^(1/4)",
+            deepnorm(x, gx, alpha_100, g, b), literal(x, gx, alpha_100), rtol=1e-12, atol=1e-13)
+check_close("alpha = 1 is the post-LN residual LN(x + G(x))", deepnorm(x, gx, 1.0, g, b),
+            literal(x, gx, 1.0), rtol=1e-12, atol=1e-13)
+
+# 2. Up-weighting the residual makes each sublayer a small correction: the output approaches LN(x)
+#    and the deviation shrinks like 1/alpha.
+dev = [np.abs(deepnorm(x, gx, a, g, b) - layer_norm(x, g, b)).max() for a in (10.0, 100.0)]
+check_close("deviation from LN(x) scales as 1/alpha (alpha 10 -> 100)", dev[0] / dev[1], 10.0, rtol=0.05)
+
+# 3. The constants. For the closed forms, alpha^4 is the number of residual sublayers of the stack
+#    (2N, 2M, or 3M for a decoder with cross-attention) and 2 alpha^2 beta^2 = 1.
+for n in (6, 18, 100, 500):
+    for arch, key, layers in [("encoder-only", "encoder", 2 * n), ("decoder-only", "decoder", 2 * n),
+                              ("encoder-decoder", "decoder", 3 * n)]:
+        a, bt = deepnorm_constants(arch, N=n, M=n)[key]
+        check_close(f"{arch} ({key}), {n} layers: alpha^4 = {layers} sublayers", a**4, layers, rtol=1e-12)
+        check_close(f"{arch} ({key}), {n} layers: 2 alpha^2 beta^2 = 1", 2 * a**2 * bt**2, 1.0, rtol=1e-12)
+
+# The encoder of an encoder-decoder model: the printed 0.81 (N^4 M)^(1/16) and 0.87 (N^4 M)^(-1/16),
+# evaluated here in the factored form N^(1/4) M^(1/16) for several unequal depths.
+for n, m in [(6, 6), (18, 18), (100, 100), (12, 48), (500, 500)]:
+    a_e, b_e = deepnorm_constants("encoder-decoder", N=n, M=m)["encoder"]
+    check_close(f"enc-dec encoder, N = {n}, M = {m}: alpha, beta as printed",
+                [a_e, b_e], [0.81 * n**0.25 * m**0.0625, 0.87 * n**-0.25 * m**-0.0625], rtol=1e-12)
+# The two-decimal coefficients agree with 3^(-3/16) = 0.814 and 2^(-1/2) 3^(3/16) = 0.869, a pair with
+# 2 c_a^2 c_b^2 = 1 like the closed forms; the printed pair satisfies that product rule to rounding.
+a_e, b_e = deepnorm_constants("encoder-decoder", N=18, M=18)["encoder"]
+scale = (18**4 * 18) ** (1 / 16)
+check_close("enc-dec encoder coefficients = 3^(-3/16), 2^(-1/2) 3^(3/16) to two decimals",
+            [a_e / scale, b_e * scale], [3 ** (-3 / 16), 2**-0.5 * 3 ** (3 / 16)], atol=0.005)
+check_close("enc-dec encoder: 2 alpha^2 beta^2 = 1 up to the rounding", 2 * a_e**2 * b_e**2, 1.0, rtol=0.01)
+
+fig, ax = figure("DeepNorm constants versus depth", "number of layers (N = M)",
+                 r"$\alpha$ (residual weight), $\beta$ (init gain)")
+depths = np.unique(np.logspace(0, 3, 60).astype(int))
+for arch, key, style in [("decoder-only", "decoder", "-"), ("encoder-decoder", "decoder", "--"),
+                         ("encoder-decoder", "encoder", ":")]:
+    vals = np.array([deepnorm_constants(arch, N=n, M=n)[key] for n in depths])
+    ax.loglog(depths, vals[:, 0], style, color="C0", label=fr"$\alpha$, {arch} ({key})")
+    ax.loglog(depths, vals[:, 1], style, color="C1", label=fr"$\beta$, {arch} ({key})")
+ax.set_ylim(0.05, 60)
+ax.legend(fontsize=7, ncol=2, loc="upper left")

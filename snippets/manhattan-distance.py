@@ -1,0 +1,47 @@
+"""Manhattan distance: vs scipy cityblock, total variation on the toy corpus, Hamming on bits, norm bounds."""
+
+import numpy as np
+import toy_corpus as tc
+from cardcheck import check_close, check_true
+from scipy.spatial.distance import cdist, cityblock, euclidean, hamming
+
+
+# --- formula ---
+def manhattan_distance(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """d_1(x, y) = sum_i |x_i - y_i| along the last axis."""
+    return np.sum(np.abs(x - y), axis=-1)
+# --- end formula ---
+
+
+rng = np.random.default_rng(0)
+x = rng.normal(size=(5, 30)) * 3.0
+y = rng.normal(size=(7, 30)) - 0.4
+pairwise = manhattan_distance(x[:, None, :], y[None, :, :])
+check_close("5 x 7 pairwise distances vs scipy cdist(metric='cityblock')", pairwise,
+            cdist(x, y, metric="cityblock"), rtol=1e-12)
+check_close("one pair vs scipy.spatial.distance.cityblock", manhattan_distance(x[1], y[2]),
+            cityblock(x[1], y[2]), rtol=1e-12)
+check_close("taxicab walk from (1, 2) to (4, -2): 3 + 4 blocks",
+            manhattan_distance(np.array([1.0, 2.0]), np.array([4.0, -2.0])), 7.0, rtol=1e-15)
+
+# Norm bounds: |v|_2 <= |v|_1 <= sqrt(D) |v|_2 for every difference vector v.
+l2 = np.array([[euclidean(a, b) for b in y] for a in x])
+check_true("|x - y|_2 <= |x - y|_1 <= sqrt(D) |x - y|_2 for all 35 pairs",
+           np.all(l2 <= pairwise) and np.all(pairwise <= np.sqrt(30) * l2))
+
+# On 0/1 vectors the L1 distance counts the differing positions: Hamming distance (scipy returns a fraction).
+bits = rng.integers(0, 2, size=(2, 64)).astype(float)
+check_close("0/1 vectors: L1 = number of differing bits (64 x scipy hamming)",
+            manhattan_distance(bits[0], bits[1]), 64 * hamming(bits[0], bits[1]), rtol=1e-12)
+
+# Toy corpus: L1 between two term distributions is twice their total variation distance,
+# computed independently as the sum of positive parts, sum_t max(p_t - q_t, 0).
+counts = tc.count_matrix()
+p = counts / counts.sum(axis=1, keepdims=True)
+d1 = manhattan_distance(p[:, None, :], p[None, :, :])
+positive_part = np.array([[np.clip(a - b, 0, None).sum() for b in p] for a in p])
+check_close("toy corpus, 32 x 32 term distributions: L1 = 2 x total variation", d1, 2 * positive_part,
+            rtol=1e-12, atol=1e-15)
+off = d1[~np.eye(len(p), dtype=bool)]
+check_true("term distributions: 0 on the diagonal, at most 2 off it", np.all(np.diag(d1) == 0)
+           and np.all(off <= 2 + 1e-12), f"closest pair {off.min():.3f}, farthest {off.max():.3f}")

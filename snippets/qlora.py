@@ -1,0 +1,121 @@
+"""QLoRA: NF4 levels from normal quantiles vs the 16 values printed in the paper, block-wise NF4 codes vs a
+bin search on midpoints, double quantization of the constants, the memory of Sec. 3, the forward pass."""
+
+import numpy as np
+from cardcheck import check_close, check_true
+from cardplot import figure
+from scipy.stats import norm
+
+
+# --- formula ---
+def nf4_levels(offset=0.9677083):
+    """NF4: 8 positive and 7 negative normal quantiles (equal steps in probability from 0.5 to the
+    offset), plus an exact zero, scaled into [-1, 1]."""
+    pos = norm.ppf(np.linspace(offset, 0.5, 9)[:-1])
+    neg = -norm.ppf(np.linspace(offset, 0.5, 8)[:-1])
+    levels = np.sort(np.concatenate([neg, [0.0], pos]))
+    return levels / np.max(levels)
+
+
+def quantize_nf4(w, levels, block=64):
+    """Block-wise absmax: each block of 64 weights is divided by its absmax, mapped to the nearest level."""
+    blocks = w.reshape(w.size // block, block)
+    absmax = np.max(np.abs(blocks), axis=1)
+    codes = np.argmin(np.abs(blocks[:, :, None] / absmax[:, None, None] - levels), axis=2)
+    return codes, absmax
+
+
+def quantize_constants_8bit(absmax, block=256):
+    """Double quantization: the absmax constants, minus their mean, as 8-bit symmetric integers with
+    one FP32 scale per block of 256 constants."""
+    mean = np.mean(absmax)
+    centred = (absmax - mean).reshape(absmax.size // block, block)
+    scale = np.max(np.abs(centred), axis=1) / 127
+    q = np.round(centred / scale[:, None])
+    return q, scale, mean
+
+
+def qlora_forward(X, codes, q, scale, mean, levels, L1, L2, alpha, shape):
+    """Y = X doubleDequant(c1, c2, W_NF4) + (alpha / r) X L1 L2."""
+    absmax = (q * scale[:, None]).ravel() + mean
+    W = (levels[codes] * absmax[:, None]).reshape(shape)
+    r = L1.shape[1]
+    return X @ W + (alpha / r) * (X @ L1) @ L2
+# --- end formula ---
+
+
+# The 16 NF4 values as printed in Dettmers et al. (2023), Appendix E (float32).
+PAPER_NF4 = np.array([-1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453,
+                      -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0,
+                      0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224,
+                      0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0])
+levels = nf4_levels()
+check_close("NF4 levels from normal quantiles vs the paper's table (float32 precision)", levels, PAPER_NF4,
+            rtol=5e-7)
+check_true("16 distinct levels, an exact zero, 7 negative and 8 positive",
+           len(np.unique(levels)) == 16 and 0.0 in levels
+           and (levels < 0).sum() == 7 and (levels > 0).sum() == 8)
+
+rng = np.random.default_rng(0)
+d_in, d_out, r, alpha = 256, 512, 8, 16.0
+W = rng.normal(scale=0.02, size=(d_in, d_out))
+codes, absmax = quantize_nf4(W.ravel(), levels)
+
+# Nearest level by another route: bin search on the midpoints between consecutive levels.
+mid = (levels[1:] + levels[:-1]) / 2
+check_true("codes = bin of each normalized weight among the level midpoints (searchsorted)",
+           np.array_equal(codes, np.searchsorted(mid, W.reshape(-1, 64) / absmax[:, None])))
+deq = levels[codes] * absmax[:, None]
+check_true("round-trip error <= half the widest level gap times the block absmax",
+           bool(np.all(np.abs(deq - W.reshape(-1, 64))
+                       <= np.max(np.diff(levels)) / 2 * absmax[:, None] + 1e-15)))
+check_close("each block's largest-magnitude weight is reproduced exactly",
+            np.abs(deq).max(axis=1), absmax, rtol=1e-15)
+
+# Double quantization of the 2048 block constants (8 blocks of 256).
+q, scale, mean = quantize_constants_8bit(absmax)
+back = (q * scale[:, None]).ravel() + mean
+check_true("8-bit constants lie in [-127, 127] and come back within half a step",
+           bool(np.abs(q).max() <= 127
+                and np.all(np.abs(back - absmax).reshape(-1, 256) <= scale[:, None] / 2 + 1e-18)))
+q4, s4, m4 = quantize_constants_8bit(np.array([1.0, 2.0, 3.0, 6.0]), block=4)
+check_close("hand case (1, 2, 3, 6): mean 3, scale 3/127, codes (-85, -42, 0, 127)",
+            np.concatenate([[m4], s4, q4.ravel()]), [3.0, 3 / 127, -85, -42, 0, 127], rtol=1e-12)
+q4, s4, m4 = quantize_constants_8bit(np.array([0.0, 5.0, 6.0, 7.0]), block=4)
+check_close("hand case (0, 5, 6, 7): the negative deviation -4.5 sets the scale 4.5/127",
+            np.concatenate([[m4], s4, q4.ravel()]), [4.5, 4.5 / 127, -127, 14, 42, 71], rtol=1e-12)
+
+# Memory per parameter (Sec. 3 of the paper): FP32 constants per 64 weights cost 32/64 = 0.5 bits;
+# 8-bit constants plus one FP32 per 256 blocks cost 8/64 + 32/(64 * 256) = 0.127 bits.
+n = W.size
+bits_const = (q.size * 8 + scale.size * 32) / n
+check_close("double-quantized constants: 0.127 bits per parameter (paper)", bits_const, 0.127, atol=5e-4)
+check_close("plain FP32 constants: 0.5 bits per parameter", absmax.size * 32 / n, 0.5, rtol=1e-12)
+
+# Forward pass: at initialization (L2 = 0) the layer is exactly X dequant(W); after training it is
+# the dense layer with the merged weight dequant(W) + (alpha / r) L1 L2.
+X = rng.normal(size=(10, d_in))
+L1 = rng.normal(size=(d_in, r)) / np.sqrt(d_in)
+W_dq = (levels[codes] * back[:, None]).reshape(d_in, d_out)
+check_close("L2 = 0: output = X doubleDequant(W)", qlora_forward(X, codes, q, scale, mean, levels, L1,
+            np.zeros((r, d_out)), alpha, W.shape), X @ W_dq, rtol=1e-12)
+L2 = rng.normal(size=(r, d_out)) * 0.01
+check_close("trained adapter: output = X (doubleDequant(W) + (alpha/r) L1 L2)",
+            qlora_forward(X, codes, q, scale, mean, levels, L1, L2, alpha, W.shape),
+            X @ (W_dq + alpha / r * L1 @ L2), rtol=1e-10, atol=1e-14)
+
+# NF4 against a uniform 4-bit absmax grid (-7..7)/7 on the same Gaussian weights: lower error.
+uni = np.arange(-7, 8) / 7
+cu, au = quantize_nf4(W.ravel(), uni)
+err_nf4 = np.mean((deq - W.reshape(-1, 64)) ** 2)
+err_uni = np.mean((uni[cu] * au[:, None] - W.reshape(-1, 64)) ** 2)
+check_true("NF4 beats uniform INT4 absmax on normal weights (mean squared error)", err_nf4 < 0.9 * err_uni,
+           f"{err_nf4:.3e} vs {err_uni:.3e}")
+
+fig, ax = figure("NF4 levels vs a uniform 4-bit grid", "value (in units of the block absmax)", "")
+ax.plot(levels, np.full(16, 1.0), "o", label="NF4 (normal quantiles)")
+ax.plot(uni, np.full(15, 0.0), "s", label="uniform INT4 (−7…7)/7")
+xs = np.linspace(-1, 1, 300)
+ax.plot(xs, 0.5 + 0.4 * np.exp(-0.5 * (xs / 0.35) ** 2), color="gray", lw=1, label="shape of N(0, σ²)")
+ax.set_yticks([])
+ax.legend(loc="upper right", fontsize=8)

@@ -84,8 +84,21 @@ class MathRenderer:
         svg = self.svg(latex, display)
         tex = html.escape(latex, quote=True)
         delimited = f"\\[{tex}\\]" if display else f"\\({tex}\\)"
-        return (f'<span class="eqc-math" role="img" aria-label="{tex}" data-tex="{tex}">{svg}</span>'
+        # An inline formula longer than a phone's line cannot wrap: it scrolls in its own box.
+        wide = not display and _width_ex(svg) > WIDE_INLINE_EX
+        classes = "eqc-math eqc-wide" if wide else "eqc-math"
+        return (f'<span class="{classes}" role="img" aria-label="{tex}" data-tex="{tex}">{svg}</span>'
                 f'<span class="eqc-tex" hidden>{delimited}</span>')
+
+
+# Past this width (in ex of the text) an inline formula may not fit a 320 px phone's line.
+WIDE_INLINE_EX = 30.0
+SVG_WIDTH = re.compile(r'<svg[^>]*?\swidth="([\d.]+)ex"')
+
+
+def _width_ex(svg: str) -> float:
+    match = SVG_WIDTH.search(svg)
+    return float(match.group(1)) if match else 0.0
 
 
 def share_glyphs(page_html: str) -> str:

@@ -1,0 +1,122 @@
+"""METEOR (exact-match module): hand-worked alignments and scores; the alignment vs a brute-force search."""
+
+from itertools import combinations, pairwise, permutations, product
+
+import numpy as np
+from cardcheck import check_close, check_true
+from cardplot import figure
+from text_fixture import words
+
+
+# --- formula ---
+def crossings(mapping: list[tuple[int, int]]) -> int:
+    """Pairs of alignment links (i -> j), (k -> q) that cross: i before k but j after q, or the reverse."""
+    return sum(1 for (i, j), (k, q) in combinations(mapping, 2) if (i < k) != (j < q))
+
+
+def align(cand: list[str], ref: list[str]) -> list[tuple[int, int]]:
+    """Exact-match alignment: as many one-to-one links between equal words as possible and, among
+    those, the one with the fewest crossings (Banerjee & Lavie 2005, Sec. 2)."""
+    options = []
+    for w in sorted(set(cand) & set(ref)):
+        c_pos = [i for i, t in enumerate(cand) if t == w]
+        r_pos = [j for j, t in enumerate(ref) if t == w]
+        if len(c_pos) <= len(r_pos):
+            options.append([list(zip(c_pos, p, strict=True)) for p in permutations(r_pos, len(c_pos))])
+        else:
+            options.append([list(zip(p, r_pos, strict=True)) for p in permutations(c_pos, len(r_pos))])
+    best: list[tuple[int, int]] = []
+    best_cross = None
+    for choice in product(*options):
+        mapping = sorted(link for links in choice for link in links)
+        cross = crossings(mapping)
+        if best_cross is None or cross < best_cross:
+            best, best_cross = mapping, cross
+    return best
+
+
+def chunks(mapping: list[tuple[int, int]]) -> int:
+    """Fewest groups of links that are adjacent in both sentences and in the same order."""
+    links = sorted(mapping)
+    if not links:
+        return 0
+    return 1 + sum(1 for a, b in pairwise(links) if not (b[0] == a[0] + 1 and b[1] == a[1] + 1))
+
+
+def meteor(cand: list[str], ref: list[str]) -> float:
+    """Fmean = 10 P R / (R + 9 P); Penalty = 0.5 (chunks / matches)^3; score = Fmean (1 - Penalty)."""
+    mapping = align(cand, ref)
+    m = len(mapping)
+    if m == 0:
+        return 0.0
+    p, r = m / len(cand), m / len(ref)
+    fmean = 10 * p * r / (r + 9 * p)
+    penalty = 0.5 * (chunks(mapping) / m) ** 3
+    return fmean * (1 - penalty)
+# --- end formula ---
+
+
+# 1. Hand-worked: reference "the cat sat on the mat", candidate "the cat was on the mat".
+#    Links the-the (0-0), cat, on, the-the (4-4), mat: m = 5, P = R = 5/6, Fmean = 5/6.
+#    Chunks "the cat" and "on the mat": 2. Penalty = 0.5 (2/5)^3 = 0.032. Score = 5/6 * 0.968.
+ref, cand = words("the cat sat on the mat"), words("the cat was on the mat")
+check_true("alignment by hand: (0,0) (1,1) (3,3) (4,4) (5,5)", align(cand, ref) == [(0, 0), (1, 1), (3, 3),
+                                                                                   (4, 4), (5, 5)])
+check_close("score = 5/6 (1 - 0.5 (2/5)^3) = 0.80667", meteor(cand, ref), 5 / 6 * 0.968, rtol=1e-12)
+
+# 2. Lin's reordered sentence: "the gunman kill police" vs "police killed the gunman" (no stemming,
+#    so kill/killed do not match): m = 3, P = R = 3/4, chunks "the gunman" and "police": 2.
+#    Penalty = 0.5 (2/3)^3 = 4/27; score = 3/4 * 23/27 = 23/36.
+check_close("reordered: 23/36", meteor(words("the gunman kill police"), words("police killed the gunman")),
+            23 / 36, rtol=1e-12)
+
+# 3. Duplicated words: which "the" links to which decides the crossings. Reference
+#    "the cat and the dog", candidate "the dog and the cat". Keeping the-the in order gives
+#    5 crossings, swapping them 8; the aligner must keep them in order. Chunks: the | dog | and the | cat
+#    = 4, P = R = 1, score = 1 - 0.5 (4/5)^3 = 0.744.
+ref, cand = words("the cat and the dog"), words("the dog and the cat")
+mapping = align(cand, ref)
+check_true("duplicates: links (0,0) (1,4) (2,2) (3,3) (4,1), 5 crossings (swapped: 8)",
+           mapping == [(0, 0), (1, 4), (2, 2), (3, 3), (4, 1)] and crossings(mapping) == 5
+           and crossings([(0, 3), (1, 4), (2, 2), (3, 0), (4, 1)]) == 8)
+check_close("duplicates: 4 chunks, score 0.744", [chunks(mapping), meteor(cand, ref)], [4, 0.744], rtol=1e-12)
+
+# 4. Recall weighs 9 times precision. "the cat" vs the 6-word reference: P = 1, R = 1/3,
+#    Fmean = 10 (1/3) / (1/3 + 9) = 5/14; one chunk of 2: penalty 1/16; score 75/224.
+#    Swapped roles (P = 1/3, R = 1): Fmean = 10/3 / (1 + 3) = 5/6, score 5/6 * 15/16.
+short, full = words("the cat"), words("the cat sat on the mat")
+check_close("short candidate 75/224; long candidate 25/32", [meteor(short, full), meteor(full, short)],
+            [75 / 224, 5 / 6 * 15 / 16], rtol=1e-12)
+
+# 5. Identical sentences do not score 1: one chunk of m words still costs 0.5 / m^3.
+check_close("identical 6-word sentence: 1 - 0.5/216", meteor(full, full), 1 - 0.5 / 216, rtol=1e-12)
+check_true("no common word: score 0 (and an empty alignment has 0 chunks)",
+           meteor(words("a b c"), words("x y")) == 0.0 and chunks([]) == 0)
+
+
+# 6. The alignment vs a brute-force search over every one-to-one set of equal-word links (any size),
+#    keeping the largest and then the least-crossing ones, on 300 random pairs over a 3-word vocabulary.
+def brute_alignments(cand, ref):
+    links = [(i, j) for i, a in enumerate(cand) for j, b in enumerate(ref) if a == b]
+    best_size, best_cross = 0, 0
+    for k in range(len(links), 0, -1):
+        found = [s for s in combinations(links, k) if len({i for i, _ in s}) == k == len({j for _, j in s})]
+        if found:
+            best_size, best_cross = k, min(crossings(list(s)) for s in found)
+            break
+    return best_size, best_cross
+
+
+rng = np.random.default_rng(0)
+ok = True
+for _ in range(300):
+    c = list(rng.choice(list("abc"), size=rng.integers(1, 6)))
+    r = list(rng.choice(list("abc"), size=rng.integers(1, 6)))
+    a = align(c, r)
+    ok &= (len(a), crossings(a)) == brute_alignments(c, r) and all(c[i] == r[j] for i, j in a)
+check_true("alignment has the brute-force maximum size and minimum crossings (300 random pairs)", ok)
+
+fig, ax = figure("METEOR fragmentation penalty", "chunks / matched unigrams", "penalty")
+frac = np.linspace(0, 1, 101)
+ax.plot(frac, 0.5 * frac**3)
+ax.set_ylim(0, 0.55)

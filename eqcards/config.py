@@ -8,20 +8,25 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+# The date of a build made from neither a commit nor SOURCE_DATE_EPOCH (a source archive):
+# fixed, so that even such builds do not depend on the day they are made.
+FALLBACK_EDITION_DATE = "2026-11-30"
+
 
 def edition_date(root: Path) -> str:
-    """The date a build stands for: SOURCE_DATE_EPOCH, else the last commit's, else today.
-    Taking it from the commit keeps two builds of one commit identical."""
+    """The date a build stands for, and the only date in its output (citations, sitemap):
+    SOURCE_DATE_EPOCH, else the last commit's (in UTC, as SOURCE_DATE_EPOCH is), else a fixed
+    date. Never the build's own clock, so two builds of one commit are identical on any day."""
     if epoch := os.environ.get("SOURCE_DATE_EPOCH"):
         return dt.datetime.fromtimestamp(int(epoch), dt.UTC).date().isoformat()
     try:
-        out = subprocess.run(["git", "log", "-1", "--format=%cs"], cwd=root, capture_output=True,
+        out = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=root, capture_output=True,
                              text=True, timeout=10, check=True).stdout.strip()
         if out:
-            return out
-    except (OSError, subprocess.SubprocessError):
+            return dt.datetime.fromtimestamp(int(out), dt.UTC).date().isoformat()
+    except (OSError, ValueError, subprocess.SubprocessError):
         pass
-    return dt.date.today().isoformat()
+    return FALLBACK_EDITION_DATE
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,12 @@ def text_with_math(value: str) -> str:
 
 
 def cell(value: str) -> str:
-    """Text that is safe inside a Markdown table cell."""
-    return text_with_math(value).replace("|", r"\|").replace("\n", " ")
+    r"""Text that is safe inside a Markdown table cell: a '|' would end the cell. In prose it is
+    escaped; inside $math$ it becomes \vert, since an escaped bar reaches TeX as \| (the double
+    bar of a norm), which would change the formula."""
+    parts = MATH_SPAN.split(text_with_math(value))
+    safe = (p.replace("|", r"\vert ") if i % 2 else p.replace("|", r"\|") for i, p in enumerate(parts))
+    return "".join(safe).replace("\n", " ")
 
 
 def inline_math(latex: str) -> str:

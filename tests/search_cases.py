@@ -1,8 +1,10 @@
-"""The search ranking table: queries people type, and the card each must find in the top 3.
+"""The search ranking tables: queries people type, and what each must give.
 
 Shared by tests/test_search.py (the engine alone, in QuickJS) and tests/test_browser.py
-(the real search box in Chromium). One row per way of asking: a name, an abbreviation,
-a synonym, a symbol typed or spelled out, a LaTeX fragment, a misspelling.
+(the real search box in Chromium). SEARCH_CASES has one row per way of asking: a name, an
+abbreviation, a synonym, a symbol typed or spelled out, a LaTeX fragment, a misspelling. The
+tables after it hold the ranking itself to account: each row there fails when one part of the
+ranking (IDF, the penalty for matching only some words, the result floor) is taken out.
 """
 
 from __future__ import annotations
@@ -78,3 +80,42 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("reparametrization trick", "reparameterization-trick"),
     ("chinchila", "chinchilla-scaling-law"),
 ]
+
+# The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",
+# "wgan" names one card and "loss" is on dozens, some of them in their titles ("training" is in
+# the title of Training FLOPs, "gradient" in that of the EBM likelihood gradient).
+FIRST_CASES: list[tuple[str, str]] = [
+    ("wgan loss", "wgan"),
+    ("NLL gradient", "negative-log-likelihood"),
+    ("BPC training", "bits-per-character"),
+    ("SwiGLU training", "swiglu"),
+    ("CFG loss", "classifier-free-guidance"),
+]
+
+# Queries of several words: among the first ALL_WORDS_DEPTH results, every card that matched
+# all the words ranks above every card that matched only some (the partial-match penalty).
+ALL_WORDS_DEPTH = 5
+ALL_WORDS_FIRST: list[str] = [
+    "gradient clipping norm",
+    "layer norm",
+    "adam memory",
+    "gan loss",
+    "rmsnorm layer",
+]
+
+# Queries that name one card: the list stops soon after it instead of running on through every
+# page that shares a word or a near-miss spelling with the query (the result floor, which drops
+# results far below the best). At most this many results.
+SHORT_LISTS: list[tuple[str, int]] = [
+    ("reciprocal rank fusion", 8),
+    ("decoupled weight decay", 8),
+    ("low-rank adaptation", 8),
+    ("speculative decoding", 8),
+    ("expected calibration error", 8),
+    ("classifier-free guidance", 8),
+    ("gradient clipping", 8),
+    ("perplexity", 8),
+]
+
+# Queries that mean nothing here: no result at all.
+NO_RESULTS: list[str] = ["zzzz qqqq", "qwertyuiop"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from browser_fixtures import Visit, open_search
 from playwright.sync_api import Page
-from search_cases import SEARCH_CASES
+from search_cases import ALL_WORDS_DEPTH, ALL_WORDS_FIRST, FIRST_CASES, NO_RESULTS, SEARCH_CASES, SHORT_LISTS
 
 pytestmark = pytest.mark.browser
 
@@ -72,32 +72,73 @@ def test_search_box_finds_a_card_typed_letter_by_letter(visit: Visit, base_url: 
     assert visit.outside == [] and visit.failed == []
 
 
+# Empty the box first (the theme then clears the list), then send the whole query as one key
+# event: whatever list appears next is this query's. Returns the count the theme reports and,
+# for each result it shows, its path and whether it matched every word (the theme marks a
+# result that did not with "Missing: <words>").
+ASK = """async (query) => {
+    const input = document.querySelector('input.md-search__input');
+    const list = document.querySelector('.md-search-result__list');
+    const meta = document.querySelector('.md-search-result__meta');
+    const send = (value) => { input.value = value;
+        input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true, key: 'Enter'})); };
+    send('');
+    while (list.children.length) await new Promise(r => setTimeout(r, 10));
+    send(query);
+    const started = performance.now();
+    while (!list.children.length && !/No matching/i.test(meta.textContent)) {
+        if (performance.now() - started > 5000) return {count: -1, results: []};
+        await new Promise(r => setTimeout(r, 10));
+    }
+    const count = /No matching/i.test(meta.textContent) ? 0 : parseInt(meta.textContent, 10);
+    const results = [...list.querySelectorAll(':scope > li')].map(li => [
+        new URL(li.querySelector('a.md-search-result__link').href).pathname,
+        !li.querySelector('.md-search-result__terms')]);
+    return {count, results};
+}"""
+
+
+def ask(page: Page, query: str) -> tuple[int, list[tuple[str, bool]]]:
+    answer = page.evaluate(ASK, query)
+    assert answer["count"] >= 0, f"no answer to {query!r} within 5 s"
+    return answer["count"], [(path, full) for path, full in answer["results"]]
+
+
 def test_search_box_ranks_every_query_of_the_table(visit: Visit, base_url: str) -> None:
     page = visit.open(base_url + "cards/entropy/")
     open_search(page)
     misses = []
     for query, card_id in SEARCH_CASES:
-        # Empty the box first (the theme then clears the list), then send the whole query as
-        # one key event: whatever list appears next is this query's.
-        top3 = page.evaluate("""async (query) => {
-            const input = document.querySelector('input.md-search__input');
-            const list = document.querySelector('.md-search-result__list');
-            const meta = document.querySelector('.md-search-result__meta');
-            const send = (value) => { input.value = value;
-                input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true, key: 'Enter'})); };
-            send('');
-            while (list.children.length) await new Promise(r => setTimeout(r, 10));
-            send(query);
-            const started = performance.now();
-            while (!list.children.length && !/No matching/i.test(meta.textContent)) {
-                if (performance.now() - started > 5000) return ['timeout'];
-                await new Promise(r => setTimeout(r, 10));
-            }
-            return [...list.querySelectorAll(':scope > li > a.md-search-result__link')]
-                .slice(0, 3).map(a => new URL(a.href).pathname);
-        }""", query)
+        top3 = [path for path, _ in ask(page, query)[1][:3]]
         if not any(path.endswith(f"/cards/{card_id}/") for path in top3):
             misses.append((query, card_id, top3))
+    assert misses == [], misses
+    assert visit.outside == [] and visit.failed == []
+
+
+def test_search_box_keeps_the_rules_of_the_ranking(visit: Visit, base_url: str) -> None:
+    """The ranking tables beyond the top three: a rare word first (IDF), cards matching every
+    word above cards matching some, short lists for a query naming one card, nothing for nonsense."""
+    page = visit.open(base_url + "cards/entropy/")
+    open_search(page)
+    misses = []
+    for query, card_id in FIRST_CASES:
+        first = ask(page, query)[1][:1]
+        if not first or not first[0][0].endswith(f"/cards/{card_id}/"):
+            misses.append(("first", query, card_id, first))
+    for query in ALL_WORDS_FIRST:
+        shown = ask(page, query)[1][:ALL_WORDS_DEPTH]
+        flags = [full for _, full in shown]
+        if len(shown) < ALL_WORDS_DEPTH or flags != sorted(flags, reverse=True):
+            misses.append(("all words first", query, shown))
+    for query, most in SHORT_LISTS:
+        count, shown = ask(page, query)
+        if not 1 <= count <= most or len(shown) != count:
+            misses.append(("short list", query, count, shown))
+    for query in NO_RESULTS:
+        count, shown = ask(page, query)
+        if count or shown:
+            misses.append(("no results", query, count, shown))
     assert misses == [], misses
     assert visit.outside == [] and visit.failed == []
 
@@ -116,13 +157,15 @@ def test_cite_box_offers_copyable_bibtex(visit: Visit, base_url: str) -> None:
 def test_theme_toggle_switches_to_dark_and_back(visit: Visit, base_url: str) -> None:
     page = visit.open(base_url + "cards/kl-divergence/")
     scheme = "document.body.getAttribute('data-md-color-scheme')"
-    before = page.evaluate(scheme)
-    page.locator("form[data-md-component='palette'] label:visible").first.click()
-    after = page.evaluate(scheme)
-    assert {before, after} == {"default", "slate"}
     figure = page.locator("img.eqc-figure").first
-    inverted = figure.evaluate("img => getComputedStyle(img).filter")
-    assert ("invert" in inverted) == (after == "slate")
+    seen = [page.evaluate(scheme)]
+    assert seen == ["default"]  # headless Chromium prefers light
+    for _ in range(2):
+        page.locator("form[data-md-component='palette'] label:visible").first.click()
+        seen.append(page.evaluate(scheme))
+        # Figures are drawn dark-on-light: inverted in the dark theme only.
+        assert ("invert" in figure.evaluate("img => getComputedStyle(img).filter")) == (seen[-1] == "slate")
+    assert seen == ["default", "slate", "default"]
 
 
 def test_copying_a_formula_copies_its_tex(visit: Visit, base_url: str) -> None:

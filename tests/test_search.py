@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 import quickjs
 from conftest import ROOT
-from search_cases import SEARCH_CASES
+from search_cases import (
+    ALL_WORDS_DEPTH,
+    ALL_WORDS_FIRST,
+    FIRST_CASES,
+    NO_RESULTS,
+    SEARCH_CASES,
+    SHORT_LISTS,
+)
 
 from eqcards.cards import load_topics
 from eqcards.search import SEARCH_FIELDS, build_documents, rewrite_index
@@ -35,6 +42,12 @@ class Engine:
     def ranked(self, query: str) -> list[str]:
         return self.call("(q) => EqSearch.search(INDEX, q).map(r => r.location)", query)
 
+    def matched_all_words(self, query: str) -> list[tuple[str, bool]]:
+        """Each result, best first, with whether it matched every word of the query."""
+        pairs = self.call("(q) => EqSearch.search(INDEX, q).map(r => [r.location, "
+                          "Object.values(r.terms).every(Boolean)])", query)
+        return [(location, full) for location, full in pairs]
+
     def tokens(self, text: str) -> list[str]:
         return self.call("EqSearch.tokenize", text)
 
@@ -54,11 +67,43 @@ def test_query_finds_its_card_in_the_top_three(site_engine: Engine, query: str, 
     assert f"cards/{card_id}/" in ranked[:3], (query, ranked[:5])
 
 
+@pytest.mark.parametrize(("query", "card_id"), FIRST_CASES, ids=[q for q, _ in FIRST_CASES])
+def test_a_rare_word_outweighs_a_common_one(site_engine: Engine, query: str, card_id: str) -> None:
+    ranked = site_engine.ranked(query)
+    assert ranked[0] == f"cards/{card_id}/", (query, ranked[:3])
+
+
+def all_words_first(results: list[tuple[str, bool]]) -> bool:
+    flags = [full for _, full in results[:ALL_WORDS_DEPTH]]
+    return flags == sorted(flags, reverse=True)
+
+
+@pytest.mark.parametrize("query", ALL_WORDS_FIRST)
+def test_cards_matching_every_word_rank_above_cards_matching_some(site_engine: Engine, query: str) -> None:
+    results = site_engine.matched_all_words(query)
+    assert len(results) > ALL_WORDS_DEPTH and any(not full for _, full in results), results
+    assert all_words_first(results), (query, results[:ALL_WORDS_DEPTH])
+
+
+@pytest.mark.parametrize(("query", "most"), SHORT_LISTS, ids=[q for q, _ in SHORT_LISTS])
+def test_a_query_naming_one_card_gives_a_short_list(site_engine: Engine, query: str, most: int) -> None:
+    ranked = site_engine.ranked(query)
+    assert ranked and len(ranked) <= most, (query, len(ranked), ranked[:8])
+
+
+@pytest.mark.parametrize("query", NO_RESULTS)
+def test_a_query_that_means_nothing_finds_nothing(site_engine: Engine, query: str) -> None:
+    assert site_engine.ranked(query) == []
+
+
 def test_the_table_covers_every_way_of_asking() -> None:
     assert len(SEARCH_CASES) >= 40
     assert len({q for q, _ in SEARCH_CASES}) == len(SEARCH_CASES)
     card_ids = {p.stem for p in (ROOT / "docs" / "cards").glob("*.md")}
-    assert {c for _, c in SEARCH_CASES} <= card_ids
+    assert {c for _, c in SEARCH_CASES + FIRST_CASES} <= card_ids
+    # Each ranking table holds it to a rule with more than one query.
+    assert len(FIRST_CASES) >= 3 and len(ALL_WORDS_FIRST) >= 3 and len(SHORT_LISTS) >= 3
+    assert all(len(q.split()) >= 2 for q in ALL_WORDS_FIRST)
 
 
 @pytest.mark.parametrize(("typed", "latex"), [
@@ -102,7 +147,54 @@ def test_an_alias_outweighs_any_number_of_mentions_in_prose() -> None:
     assert engine.ranked("RRF") == ["cards/a/", "cards/b/"]
 
 
-def test_all_words_beat_some_words_and_nothing_matches_nothing() -> None:
+def doc(slug: str, name: str, **fields: Any) -> dict[str, Any]:
+    return {"location": f"cards/{slug}/", "title": name, "fields": {"name": name, **fields}}
+
+
+def fillers(count: int) -> list[dict[str, Any]]:
+    return [doc(f"filler-{i}", f"Filler {i}", text="unrelated prose") for i in range(count)]
+
+
+def test_a_rare_word_outweighs_a_common_one_mentioned_more_often() -> None:
+    # Each card matches one word of the query; "loss" is on five of the six cards and
+    # "wasserstein" on one, so the card with the rare word wins though "loss" is said twice.
+    engine = Engine()
+    engine.load({"fields": SEARCH_FIELDS}, [
+        doc("common", "Alpha", text="loss and more loss"),
+        doc("rare", "Beta", text="wasserstein"),
+        *(doc(f"loss-{i}", f"Gamma {i}", text="loss") for i in range(4)),
+    ])
+    assert engine.ranked("wasserstein loss")[:2] == ["cards/rare/", "cards/common/"]
+
+
+def test_all_words_in_prose_beat_one_word_in_a_heavier_field() -> None:
+    # "fusion" as a tag (weight 3) outweighs "fusion" and "ranked" in prose (weight 1 each);
+    # matching half the query costs the tagged card more than that.
+    engine = Engine()
+    engine.load({"fields": SEARCH_FIELDS}, [
+        doc("both", "Alpha", text="fusion of ranked lists"),
+        doc("one", "Beta", tags=["fusion"]),
+        *fillers(3),
+    ])
+    assert engine.ranked("fusion ranked") == ["cards/both/", "cards/one/"]
+    assert engine.ranked("fusion") == ["cards/one/", "cards/both/"]
+
+
+def test_a_near_miss_far_below_the_answer_is_not_listed() -> None:
+    # "perplexing" is two typos from "perplexity": a match, but worth under 2% of the card that
+    # the query names, so it is cut; with no such card above it, it is listed.
+    engine = Engine()
+    engine.load({"fields": SEARCH_FIELDS}, [
+        doc("perplexity", "Perplexity", alias=["PPL"]),
+        doc("other", "Other", text="a perplexing result"),
+        *fillers(3),
+    ])
+    assert engine.ranked("perplexity") == ["cards/perplexity/"]
+    engine.load({"fields": SEARCH_FIELDS}, [doc("other", "Other", text="a perplexing result"), *fillers(3)])
+    assert engine.ranked("perplexity") == ["cards/other/"]
+
+
+def test_nothing_matches_nothing() -> None:
     engine = Engine()
     engine.load({"fields": SEARCH_FIELDS}, mini_docs())
     assert engine.ranked("fusion ranked")[0] == "cards/a/"

@@ -1,15 +1,17 @@
 """The built site as a whole: every internal link and anchor resolves, source links are well formed,
-generated text is escaped."""
+generated text is escaped, and the generated pages (numbers, symbols, errata) say what their sources say."""
 
 from __future__ import annotations
 
+import html
 import re
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
 
 import pytest
-from conftest import Project
+import yaml
+from conftest import ROOT, Project
 
 from eqcards.schema import ARXIV_PATTERN, DOI_PATTERN
 
@@ -85,3 +87,147 @@ def test_generated_text_is_escaped(project: Project) -> None:
         assert "<script>alert" not in html and "<img src=x" not in html, page
     card = (site / "cards" / "toy-entropy" / "index.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert" in card and "&lt;b&gt;alias&lt;/b&gt;" in card
+
+
+# --- Generated pages, as built: numbers, symbols, errata ---------------------------------------
+
+MATH = re.compile(r'<span class="arithmatex"><span class="eqc-math[^"]*".*?</svg></span>'
+                  r'<span class="eqc-tex" hidden>\\\((.*?)\\\)</span></span>', re.S)
+
+
+def page_text(markup: str) -> str:
+    """What a reader sees, with each typeset formula written back as $TeX$, spaces collapsed."""
+    markup = MATH.sub(lambda m: "$" + m.group(1) + "$", markup)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", markup)).split())
+
+
+MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>])")
+CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def as_rendered(text: str) -> str:
+    """A metadata string as its page should show it: it is Markdown, so a backslash escape
+    (\\| for a bar) shows the bare character and `code` its text; inside $math$ a backslash is
+    TeX. Any other character shows as written (a * is a star, not emphasis)."""
+    parts = re.split(r"(\$[^$]+\$)", text)
+    prose = [p if i % 2 else CODE_SPAN.sub(r"\1", MARKDOWN_ESCAPE.sub(r"\1", p)) for i, p in enumerate(parts)]
+    return " ".join("".join(prose).split())
+
+
+def bars(text: str) -> str:
+    r"""For comparing: a table cell writes a bar inside math as \vert (a bare | would end the
+    cell), and spaces inside math are not part of the formula."""
+    parts = re.split(r"(\$[^$]+\$)", text)
+    return "".join("".join(re.sub(r"\\vert(?![a-zA-Z])", "|", p).split()) if i % 2 else p
+                   for i, p in enumerate(parts))
+
+
+def where_they_differ(source: str, page: str) -> str:
+    at = next((i for i, (a, b) in enumerate(zip(source, page, strict=False)) if a != b),
+              min(len(source), len(page)))
+    start = max(at - 40, 0)
+    return f"the source says ...{source[start:at + 60]!r}, the page ...{page[start:at + 60]!r}"
+
+
+@pytest.fixture(scope="module")
+def cards() -> list:
+    from eqcards.cards import load_cards, load_topics
+    from eqcards.seeds import read_index
+
+    return load_cards(ROOT / "docs" / "cards", load_topics(ROOT / "docs" / "topics.yml"),
+                      read_index(ROOT / "seeds" / "entries.txt"), ROOT / "snippets")
+
+
+# How each computed number is read off its snippet's output: the value the snippet computes.
+FLOPS = r"N = (\d+) weights; forward (\d+) FLOPs, backward (\d+) FLOPs"
+NUMBER_READINGS = {
+    "nat-in-bits": (r"^1 nat = 1/ln 2 = ([\d.]+) bits$", lambda x: x),
+    "chinchilla-ratio": (r"^Chinchilla: .* = ([\d.]+) tokens/param$", lambda x: x),
+    "adam-bytes-per-parameter": (r"^total +([\d.]+) bytes/param$", lambda x: x),
+    "training-flops-per-token": (FLOPS, lambda n, forward, backward: (forward + backward) / n),
+    "inference-flops-per-token": (FLOPS, lambda n, forward, backward: forward / n),
+}
+
+
+def shown_number(value: str) -> tuple[float, float]:
+    """A value as the page states it ('1.4427', '20', '6N': a multiple of N) and its rounding."""
+    match = re.fullmatch(r"(\d+(?:\.(\d+))?)N?", value)
+    assert match, f"not a plain number: {value!r}"
+    return float(match.group(1)), 0.5 * 10.0 ** -len(match.group(2) or "")
+
+
+def number_sections(page: str) -> dict[str, str]:
+    parts = re.split(r'<h2 id="([^"]+)">', page)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def test_numbers_page_shows_each_computed_value_as_its_snippet_computes_it(built_site: Path) -> None:
+    entries = yaml.safe_load((ROOT / "docs" / "numbers.yml").read_text(encoding="utf-8"))
+    computed = [e for e in entries if e["kind"] == "computed"]
+    assert computed and {e["id"] for e in computed} == set(NUMBER_READINGS), (
+        "every computed number needs a reading of its snippet's output in NUMBER_READINGS")
+    page = (built_site / "numbers" / "index.html").read_text(encoding="utf-8")
+    sections = number_sections(page)
+    for entry in computed:
+        shown = f"{entry['value']} {entry['unit']}".strip()
+        row = re.search(rf'<td><a href="#{entry["id"]}">.*?</a></td>\s*<td>(.*?)</td>', page, re.S)
+        assert row and page_text(row.group(1)) == shown, (entry["id"], row and row.group(1))
+        section = sections[entry["id"]]
+        assert page_text(re.search(r"<strong>(.*?)</strong>", section, re.S).group(1)) == shown
+        summary = re.search(r"<summary>(.*?)</summary>", section, re.S)
+        assert summary, entry["id"]
+        assert page_text(summary.group(1)) == f"Computed and checked by snippets/{entry['snippet']}"
+        output = html.unescape(re.sub(r"<[^>]+>", "", re.search(r"<pre>(.*?)</pre>", section, re.S).group(1)))
+        assert "PASS" in output and "FAIL" not in output, output
+        pattern, compute = NUMBER_READINGS[entry["id"]]
+        found = re.search(pattern, output, re.M)
+        assert found, f"{entry['id']}: no line of its snippet's output reads {pattern!r}:\n{output}"
+        value = compute(*(float(g) for g in found.groups()))
+        number, rounding = shown_number(entry["value"])
+        assert abs(value - number) <= rounding, (entry["id"], "page:", entry["value"], "snippet:", value)
+
+
+def test_symbols_page_lists_every_symbol_of_every_card_with_its_meaning_and_link(
+        built_site: Path, cards: list) -> None:
+    page = (built_site / "symbols" / "index.html").read_text(encoding="utf-8")
+    body = page[page.index("<tbody>"):page.index("</tbody>")]
+    rows: dict[str, set[tuple[str, str]]] = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", body, re.S):
+        symbol_cell, meanings_cell, _ = re.findall(r"<td>(.*?)</td>", row, re.S)
+        symbol = page_text(symbol_cell)
+        assert symbol.startswith("$") and symbol.endswith("$"), symbol_cell[:200]
+        key = "".join(symbol[1:-1].replace("\\vert", "|").split())
+        assert key not in rows, f"symbol {symbol} listed twice"
+        rows[key] = set()
+        for use in meanings_cell.split("<br>"):
+            found = re.fullmatch(r'(.*) \(<a href="\.\./cards/([^/"]+)/">.*?</a>\)', use.strip(), re.S)
+            assert found, use[:300]
+            rows[key].add((found.group(2), bars(page_text(found.group(1)))))
+    missing = []
+    for card in cards:
+        for s in card.symbols:
+            key, meaning = "".join(s.symbol.split()), bars(as_rendered(s.meaning))
+            if (card.id, meaning) not in rows.get(key, set()):
+                shown = [m for c, m in rows.get(key, ()) if c == card.id]
+                problem = where_they_differ(meaning, shown[0]) if shown else "not listed, linked to the card"
+                missing.append(f"{card.id}, symbol {s.symbol}: {problem}")
+    assert missing == [], "\n".join(missing)
+    assert sum(len(uses) for uses in rows.values()) == sum(len(c.symbols) for c in cards)
+
+
+def test_errata_page_lists_every_correction_under_its_card(built_site: Path, cards: list) -> None:
+    page = (built_site / "errata" / "index.html").read_text(encoding="utf-8")
+    article = page[page.index("<h1"):page.index("</article>")]
+    listed: dict[str, list[tuple[str, str]]] = {}
+    for section in re.split(r"(?=<h2 )", article)[1:]:
+        found = re.search(r'<h2 [^>]*><a href="\.\./cards/([^/"]+)/">', section)
+        assert found, section[:200]
+        listed[found.group(1)] = [
+            (html.unescape(seed), page_text(note))
+            for seed, note in re.findall(r"<li><code>(.*?)</code>: (.*?)</li>", section, re.S)]
+    expected = {c.id: [(e.seed, as_rendered(e.note)) for e in c.errata] for c in cards if c.errata}
+    assert expected, "no card has an erratum: the page would be empty"
+    wrong = [f"{card_id}: {where_they_differ(str(expected.get(card_id)), str(listed.get(card_id)))}"
+             for card_id in sorted(expected.keys() | listed.keys())
+             if expected.get(card_id) != listed.get(card_id)]
+    assert wrong == [], "\n".join(wrong)

@@ -1,0 +1,67 @@
+"""Hit rate@k on the toy corpus: scikit-learn's top_k_accuracy_score on known-item search (one relevant
+document per query), the first-relevant-rank form, and its mean under random orderings (hypergeometric)."""
+
+from itertools import combinations
+
+import numpy as np
+import toy_corpus as tc
+from cardcheck import check_close, check_true
+from cardplot import figure
+from scipy.stats import hypergeom
+from sklearn.metrics import top_k_accuracy_score
+
+
+# --- formula ---
+def hit_at_k(ranked_grades, k: int, min_grade: int = 1) -> float:
+    """1 if at least one of the first k ranked items is relevant, else 0."""
+    return float(np.any(np.asarray(ranked_grades)[:k] >= min_grade))
+
+
+def hit_rate_at_k(rankings_grades, k: int, min_grade: int = 1) -> float:
+    """Mean of hit@k over queries."""
+    return float(np.mean([hit_at_k(g, k, min_grade) for g in rankings_grades]))
+# --- end formula ---
+
+
+E = tc.doc_embeddings()
+
+# 1. Known-item search: each document's title is a query whose only relevant document is that
+#    document. Then hit rate@k is top-k accuracy, which scikit-learn computes from the score matrix.
+titles = np.stack([tc.embed(d.title) for d in tc.DOCS])
+S = titles @ E.T                        # 32 title-queries x 32 documents
+truth = np.arange(tc.N_DOCS)
+ranked = [np.eye(tc.N_DOCS, dtype=int)[i][np.argsort(-S[i])] for i in truth]
+ks = [1, 2, 3, 5, 10]
+check_close("known-item search, k = 1, 2, 3, 5, 10: hit rate vs sklearn top_k_accuracy_score",
+            [hit_rate_at_k(ranked, k) for k in ks],
+            [top_k_accuracy_score(truth, S, k=k, labels=truth) for k in ks], rtol=1e-12)
+
+# 2. Graded toy queries (several relevant documents): hit@k = 1[rank of the first relevant <= k].
+rankings = {q: np.argsort(-(E @ tc.query_embedding(q))) for q in tc.QUERIES}
+first = {q: 1 + int(np.flatnonzero(tc.grades(q)[o] >= 1)[0]) for q, o in rankings.items()}
+first3 = {q: 1 + int(np.flatnonzero(tc.grades(q)[o] >= 3)[0]) for q, o in rankings.items()}
+for k in (1, 2, 4):
+    check_close(f"toy queries, hit@{k} per query vs 1[first relevant rank <= {k}] (grades >= 1, >= 3)",
+                [[hit_at_k(tc.grades(q)[o], k), hit_at_k(tc.grades(q)[o], k, min_grade=3)]
+                 for q, o in rankings.items()],
+                [[first[q] <= k, first3[q] <= k] for q in rankings], rtol=1e-12)
+check_close("toy queries, hit rate@1 = 5/6 (q1's dense top hit is the stuffed d04)",
+            hit_rate_at_k([tc.grades(q)[o] for q, o in rankings.items()], 1), 5 / 6, rtol=1e-12)
+
+# 3. Under a random ordering of N = 10 items with R = 3 relevant, the chance of a hit in the top k is
+#    1 - C(N - R, k) / C(N, k): enumerate every top-k set and compare with scipy's hypergeometric law.
+pool = np.array([0, 2, 0, 0, 1, 0, 0, 3, 0, 0])
+for k in (1, 3, 5):
+    mean_hit = hit_rate_at_k([pool[list(s)] for s in combinations(range(10), k)], k)
+    check_close(f"mean hit@{k} over all C(10, {k}) top-{k} sets vs 1 - hypergeom.pmf(0; 10, 3, {k})",
+                mean_hit, 1 - hypergeom.pmf(0, 10, 3, k), rtol=1e-12)
+
+check_true("an empty top k (no relevant item) scores 0, one relevant item at rank k scores 1",
+           hit_at_k([0, 0, 0, 2], 3) == 0.0 and hit_at_k([0, 0, 1], 3) == 1.0)
+
+depths = np.arange(1, 21)
+fig, ax = figure("Hit rate@k, known-item search by title (32 queries)", "cut-off k", "hit rate@k")
+ax.plot(depths, [hit_rate_at_k(ranked, k) for k in depths], "o-", ms=3, label="dense (trigram embedding)")
+ax.plot(depths, depths / tc.N_DOCS, ":", color="gray", label="random ranking (k/N)")
+ax.set_ylim(0, 1.02)
+ax.legend()

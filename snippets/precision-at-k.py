@@ -1,0 +1,72 @@
+"""Precision@k on the toy corpus: scikit-learn's precision_score, set counting, and its mean under
+random orderings (R/N, by enumerating every top-k set of a small pool)."""
+
+from itertools import combinations
+
+import numpy as np
+import toy_corpus as tc
+from cardcheck import check_close, check_true
+from cardplot import figure
+from sklearn.metrics import precision_score
+
+
+# --- formula ---
+def precision_at_k(ranked_grades, k: int, min_grade: int = 1) -> float:
+    """Fraction of the first k ranked items whose grade is at least min_grade; missing ranks
+    (a list shorter than k) count as not relevant, as in trec_eval."""
+    top = np.asarray(ranked_grades)[:k]
+    return float(np.sum(top >= min_grade) / k)
+# --- end formula ---
+
+
+E = tc.doc_embeddings()
+rankings = {q: np.argsort(-(E @ tc.query_embedding(q))) for q in tc.QUERIES}
+
+# 1. Every query and every depth against scikit-learn's precision_score of the top-k indicator,
+#    with grade >= 1 as relevant (the graded judgments binarized the TREC way).
+ours, ref = [], []
+for q, order in rankings.items():
+    g = tc.grades(q)
+    for k in range(1, tc.N_DOCS + 1):
+        in_top = np.zeros(tc.N_DOCS, dtype=int)
+        in_top[order[:k]] = 1
+        ours.append(precision_at_k(g[order], k))
+        ref.append(precision_score(g >= 1, in_top))
+check_close("P@k, 6 queries x k = 1..32, vs sklearn precision_score on the top-k indicator",
+            ours, ref, rtol=1e-12)
+
+# 2. A stricter grade threshold, against counting the retrieved set by hand (document ids).
+q = "q1"
+for k in (3, 5, 10):
+    top_ids = {tc.DOC_IDS[i] for i in rankings[q][:k]}
+    highly = {d for d, grade in tc.QRELS[q].items() if grade >= 3}
+    check_close(f"q1, P@{k} with grade >= 3 as relevant vs |top-{k} ∩ highly relevant| / {k}",
+                precision_at_k(tc.grades(q)[rankings[q]], k, min_grade=3), len(top_ids & highly) / k,
+                rtol=1e-12)
+
+# 3. Hand value. Dense ranking of q1: d04 (0), d02 (3), d01 (3), d03 (1), d29 (1), d24 (0), ...
+check_close("q1 dense ranking: P@1 = 0, P@3 = 2/3, P@5 = 4/5 (hand values)",
+            [precision_at_k(tc.grades(q)[rankings[q]], k) for k in (1, 3, 5)], [0.0, 2 / 3, 0.8],
+            rtol=1e-12)
+
+# 4. A list shorter than k: trec_eval divides by k, not by the number returned.
+check_close("3 results, 2 relevant, k = 10: P@10 = 2/10", precision_at_k([1, 0, 2], 10), 0.2, rtol=1e-12)
+
+# 5. Averaged over every possible top-k set of a pool of N = 10 items with R = 4 relevant, P@k is R/N.
+pool = np.array([2, 0, 1, 0, 0, 3, 0, 1, 0, 0])
+for k in (1, 3, 6):
+    mean_p = np.mean([precision_at_k(pool[list(s)], k) for s in combinations(range(10), k)])
+    check_close(f"mean P@{k} over all C(10, {k}) top-{k} sets = R/N = 0.4", mean_p, 0.4, rtol=1e-12)
+
+p_at_r = [precision_at_k(tc.grades(q)[o], len(tc.relevant(q))) for q, o in rankings.items()]
+check_true("P@k never exceeds 1 and equals 1 only if the whole top k is relevant",
+           all(0 <= v <= 1 for v in ours), f"P@R per query: {np.round(p_at_r, 3).tolist()}")
+
+depths = np.arange(1, 21)
+fig, ax = figure("Precision@k on the toy corpus (mean over 6 queries)", "cut-off k", "precision@k")
+bm25_rank = {q: np.argsort(-tc.bm25_reference(tc.query_tokens(q)), kind="stable") for q in tc.QUERIES}
+for name, ranks in (("dense (trigram embedding)", rankings), ("BM25", bm25_rank)):
+    ax.plot(depths, [np.mean([precision_at_k(tc.grades(q)[o], k) for q, o in ranks.items()])
+                     for k in depths], "o-", ms=3, label=name)
+ax.set_ylim(0, 1.02)
+ax.legend()

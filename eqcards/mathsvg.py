@@ -86,8 +86,8 @@ class MathRenderer:
         delimited = f"\\[{tex}\\]" if display else f"\\({tex}\\)"
         # An inline formula longer than a phone's line cannot wrap: it scrolls in its own box.
         wide = not display and _width_ex(svg) > WIDE_INLINE_EX
-        classes = "eqc-math eqc-wide" if wide else "eqc-math"
-        return (f'<span class="{classes}" role="img" aria-label="{tex}" data-tex="{tex}">{svg}</span>'
+        attributes = 'class="eqc-math eqc-wide" tabindex="0"' if wide else 'class="eqc-math"'
+        return (f'<span {attributes} role="img" aria-label="{tex}" data-tex="{tex}">{svg}</span>'
                 f'<span class="eqc-tex" hidden>{delimited}</span>')
 
 
@@ -133,7 +133,10 @@ def typeset_html(page_html: str, renderer: MathRenderer) -> str:
             inner = renderer.markup(latex, display)
         except LatexError as exc:
             raise LatexError(f"{exc} in `{shorten(latex)}`") from None
-        return f'<{match.group(1)} class="arithmatex">{inner}</{match.group(1)}>'
+        # A display formula scrolls in its own block when wider than the screen: a keyboard
+        # must reach it too (tabindex), or its hidden part is out of reach without a pointer.
+        focus = ' tabindex="0"' if display else ""
+        return f'<{match.group(1)} class="arithmatex"{focus}>{inner}</{match.group(1)}>'
 
     return share_glyphs(ARITHMATEX.sub(replace, page_html))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from urllib.parse import quote
 from pathlib import Path
 
 
@@ -26,8 +27,8 @@ class Source:
     @property
     def link(self) -> str:
         """The most permanent link we have: DOI, then arXiv, then URL."""
-        if self.doi:
-            return f"https://doi.org/{self.doi}"
+        if self.doi:  # old DOIs hold <, > and ; (SICIs): percent-encoded, the link stays a link
+            return f"https://doi.org/{quote(self.doi, safe='/:;()-._')}"
         if self.arxiv:
             return f"https://arxiv.org/abs/{self.arxiv}"
         return self.url or ""

@@ -30,7 +30,8 @@ def render_topic_section(topic: Topic, members: list[Card], link_prefix: str,
         out += ['<div class="eqc-sheet-row" markdown>', "",
                 f'<span class="eqc-sheet-label">[{markup.text(card.cheatsheet.label)}]'
                 f"({link_prefix}{card.id}.md)</span> "
-                f'<span class="eqc-sheet-formula" tabindex="0">{markup.inline_math(card.cheatsheet_latex)}</span>',
+                '<span class="eqc-sheet-formula" tabindex="0">'
+                f"{markup.inline_math(card.cheatsheet_latex)}</span>",
                 "", "</div>"]
     out += ["", "</section>", ""]
     return out

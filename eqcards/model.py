@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import quote
 from pathlib import Path
+from urllib.parse import quote
 
 
 @dataclass(frozen=True)

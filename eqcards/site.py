@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -139,23 +140,23 @@ class CardSite:
 
     def notebooks(self) -> dict[str, str]:
         """Every card's snippet as a runnable notebook, by its path under docs/."""
-        out = {}
-        for card in self.cards:
-            snippet = self.settings.snippets_dir / card.snippet
-            url = self.edition.card_url(card.id) if self.edition else card.url
-            helpers = helper_sources(snippet, self.settings.snippets_dir)
-            out[f"cards/{card.id}/{card.id}.ipynb"] = snippet_notebook(
-                card, snippet.read_text(encoding="utf-8"), helpers, url)
-        return out
+        return {f"cards/{card.id}/{card.id}.ipynb": self.notebook(card) for card in self.cards}
+
+    def notebook(self, card: Card) -> str:
+        """One card's snippet as a runnable notebook."""
+        snippet = self.settings.snippets_dir / card.snippet
+        url = self.edition.card_url(card.id) if self.edition else card.url
+        helpers = helper_sources(snippet, self.settings.snippets_dir)
+        return snippet_notebook(card, snippet.read_text(encoding="utf-8"), helpers, url)
 
     def figures(self) -> dict[str, str]:
         """SVG figures of successful snippet runs, by their path under docs/."""
-        out: dict[str, str] = {}
-        for card in self.cards:
-            result = self.report.results.get(card.id) if self.report else None
-            for i, svg in enumerate(result.figures if result else [], start=1):
-                out[figure_uri(card, i)] = svg
-        return out
+        return {uri: svg for card in self.cards for uri, svg in self.card_figures(card).items()}
+
+    def card_figures(self, card: Card) -> dict[str, str]:
+        """The SVG figures of one card's snippet run, by their path under docs/."""
+        result = self.report.results.get(card.id) if self.report else None
+        return {figure_uri(card, i): svg for i, svg in enumerate(result.figures if result else [], start=1)}
 
     def card_page(self, card_id: str) -> str:
         card = self.card(card_id)
@@ -172,12 +173,25 @@ class CardSite:
 
     def mutation_scores(self) -> dict[str, MeasuredScore | None]:
         """Each card's mutation score from the committed ledger, or None where the ledger has none
-        for the snippet as it is now (read once per build)."""
+        for the snippet as it is now (read once per build; under `make serve`, again for the cards
+        an edit changed)."""
         if self._mutation is None:
+            self._mutation = {}
+        if len(self._mutation) < len(self.cards) and \
+                (missing := [c for c in self.cards if c.id not in self._mutation]):
             ledger = read_ledger(self.settings.snippets_dir / LEDGER_NAME)
-            self._mutation = {c.id: measured(c.id, self.settings.snippets_dir / c.snippet,
-                                             self.settings.snippets_dir, ledger) for c in self.cards}
+            self._mutation.update({c.id: measured(c.id, self.settings.snippets_dir / c.snippet,
+                                                  self.settings.snippets_dir, ledger) for c in missing})
         return self._mutation
+
+    def set_cards(self, cards: list[Card], changed: Iterable[str] = ()) -> None:
+        """Swap in another set of cards (`make serve`, after an edit); `changed` names the cards
+        whose file or snippet changed, so their mutation scores are looked up again."""
+        self.cards = cards
+        self._by_id = {c.id: c for c in cards}
+        if self._mutation is not None:
+            for card_id in [*changed, *(set(self._mutation) - set(self._by_id))]:
+                self._mutation.pop(card_id, None)
 
     def citation_meta(self, card_id: str) -> dict[str, str]:
         return highwire_meta(self.card(card_id), self.edition) if self.edition else {}

@@ -21,6 +21,7 @@ from bench_builds import (
     anchor,
     build,
     copy_project,
+    edit_to_reload,
     formulas_alone,
     median_build,
     snippets_alone,
@@ -29,6 +30,10 @@ from bench_builds import (
 
 ROOT = Path(__file__).resolve().parent.parent
 SYNTHETIC_CARDS = 2000
+SERVE_CARD = "kl-divergence"  # the card the issue timed `make serve` with
+# Seconds from saving a card (or its snippet) until `make serve` reloads its page: at the current
+# size, and at SYNTHETIC_CARDS cards.
+RELOAD_TARGET, RELOAD_TARGET_SYNTHETIC = 2.0, 3.0
 
 
 def progress(step: int, total: int, what: str) -> None:
@@ -37,7 +42,7 @@ def progress(step: int, total: int, what: str) -> None:
 
 def run(quick: bool) -> dict:
     cores = os.cpu_count() or 1
-    steps = 7 if quick else 9
+    steps = 8 if quick else 10
     results: dict = {"machine": {"cores": cores, "python": platform.python_version()}}
     with tempfile.TemporaryDirectory(prefix="eqcards-bench-") as scratch:
         work = copy_project(Path(scratch) / "project")
@@ -70,14 +75,16 @@ def run(quick: bool) -> dict:
         progress(6, steps, "browser: math, transfer size, search")
         build(work, site, **cache)
         results.update(browser_metrics(site, card="kl-divergence"))
+        progress(7, steps, f"make serve: a card and its snippet saved, until the page reloads ({SERVE_CARD})")
+        results.update(edit_to_reload(work, SERVE_CARD, **cache))
         if not quick:
             # Every card, not a hand-picked few: a small sample measures mostly our runner's
             # one-off start (about a second) and whichever slow snippet it happens to hold.
             sample = sorted(p.stem for p in (work / "docs" / "cards").glob("*.md"))
-            progress(7, steps, f"notebook anchor on all {len(sample)} cards (mkdocs-jupyter, execute: true)")
+            progress(8, steps, f"notebook anchor on all {len(sample)} cards (mkdocs-jupyter, execute: true)")
             results.update(anchor(work, Path(scratch) / "anchor", sample))
             results["anchor_cards"] = len(sample)
-            progress(8, steps, f"scale: warm and baseline builds at {SYNTHETIC_CARDS} cards")
+            progress(9, steps, f"scale: warm and baseline builds and make serve at {SYNTHETIC_CARDS} cards")
             results["cards"] = len(list((work / "docs" / "cards").glob("*.md")))
             big = copy_project(Path(scratch) / "big")
             shutil.copytree(work / ".cache", big / ".cache")
@@ -87,6 +94,8 @@ def run(quick: bool) -> dict:
             results["warm_synthetic"] = build(big, Path(scratch) / "big-site", **big_cache)[0]
             results["baseline_synthetic"] = build(big, Path(scratch) / "big-site", EQCARDS_EXECUTE="0",
                                                   **big_cache)[0]
+            results.update({f"{key}_synthetic": seconds
+                            for key, seconds in edit_to_reload(big, SERVE_CARD, **big_cache).items()})
         results["snippets"] = jobs
         progress(steps, steps, "done")
     return results
@@ -111,6 +120,12 @@ def targets(r: dict) -> list[tuple[str, str, str, bool]]:
          r["gzip_kb_cheatsheet"] <= 1024),
         ("search answer", f"{r['search_ms']:.0f} ms", "<= 50 ms", r["search_ms"] <= 50),
     ]
+    for suffix, target in (("", RELOAD_TARGET), ("_synthetic", RELOAD_TARGET_SYNTHETIC)):
+        for what, key in (("card", "edit_to_reload"), ("snippet", "edit_to_reload_snippet")):
+            if key + suffix in r:
+                size = f"{r['cards_synthetic']} cards" if suffix else "current size"
+                rows.append((f"serve: {what} saved to page reload, {size}", f"{r[key + suffix]:.2f} s",
+                             f"<= {target:.0f} s", r[key + suffix] <= target))
     if "anchor" in r:
         exec_anchor = r["anchor"] - r["anchor_no_execute"]
         speedup = exec_anchor / r["ours_sample_cold"]
@@ -126,9 +141,15 @@ def table(r: dict) -> str:
     lines = ["| measure | seconds, or as marked |", "|---|---|"]
     for key in ("baseline", "warm", "cold", "limit", "cold_all", "limit_all", "one_edit", "anchor",
                 "anchor_no_execute",
-                "ours_sample_cold", "baseline_synthetic", "warm_synthetic"):
+                "ours_sample_cold", "baseline_synthetic", "warm_synthetic",
+                "edit_to_reload", "edit_to_reload_settled", "edit_to_reload_snippet",
+                "edit_to_reload_snippet_settled", "serve_first_build",
+                "edit_to_reload_synthetic", "edit_to_reload_settled_synthetic",
+                "edit_to_reload_snippet_synthetic", "edit_to_reload_snippet_settled_synthetic",
+                "serve_first_build_synthetic"):
         if key in r:
-            lines.append(f"| {key} | {r[key]:.1f} |")
+            digits = 2 if key.startswith("edit_") else 1
+            lines.append(f"| {key} | {r[key]:.{digits}f} |")
     for page in ("cheatsheet", "card"):
         if f"math_ms_{page}_empty" in r:
             ours, control, empty = (r[f"math_ms_{page}{suffix}"] for suffix in ("", "_control", "_empty"))

@@ -1,14 +1,17 @@
-"""Benchmark pieces that time whole builds, snippet runs and the notebook anchor, in scratch copies."""
+"""Benchmark pieces timing builds, snippet runs, `make serve` edits and the notebook anchor, in copies."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from eqcards.config import Settings
@@ -88,6 +91,77 @@ def synthesize_cards(root: Path, count: int) -> int:
                       flags=re.M)
         (root / "docs" / "cards" / f"{source.stem}-synthetic-{i}.md").write_text(text)
     return len(list((root / "docs" / "cards").glob("*.md")))
+
+
+def _live(base: str, path: str, version: int | None = None, token: int | None = None) -> dict:
+    """The serve status of a page (eqcards/devserver.py), at once or, given the version and token
+    the page holds, once it has changed."""
+    query = f"{base}.eqcards/live?path={path}" + (f"&version={version}&token={token}" if version else "")
+    with urllib.request.urlopen(query, timeout=120) as answer:
+        return json.loads(answer.read())
+
+
+def _save_and_time(base: str, card: str, path: Path, text: str) -> tuple[float, float]:
+    """Append `text` to a file as an editor saves it; seconds until the server tells the card's
+    open page to reload, and until no page is left to update (pages listing every card, search)."""
+    page = f"/cards/{card}/"
+    state = _live(base, page)
+    started = time.perf_counter()
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+    while not state.get("reload"):
+        state = _live(base, page, state["version"], state["token"])
+    reload = time.perf_counter() - started
+    while state["updating"] or state["pending"]:
+        state = _live(base, page, state["version"], state["token"])
+    return reload, time.perf_counter() - started
+
+
+def edit_to_reload(root: Path, card: str, repeats: int = 3, **env: str) -> dict[str, float]:
+    """`make serve` in `root`: seconds until the site is first served, then the median over
+    `repeats` saves of the card's Markdown (a blank line, as the issue timed it) and of its
+    snippet (a comment never saved before, so the snippet runs again, not from the cache) until
+    its page is told to reload (`edit_to_reload`, `..._snippet`) and until every other page is up
+    to date (`..._settled`)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    base = f"http://127.0.0.1:{port}/"
+    log = root / "serve-bench.log"
+    card_file, snippet = root / "docs" / "cards" / f"{card}.md", root / "snippets" / f"{card}.py"
+    originals = {path: path.read_text(encoding="utf-8") for path in (card_file, snippet)}
+    started = time.perf_counter()
+    with log.open("w") as out:
+        server = subprocess.Popen([str(BIN / "python"), "-m", "eqcards.serve", "-a", f"127.0.0.1:{port}"],
+                                  cwd=root, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **env})
+    try:
+        while True:
+            if server.poll() is not None:
+                raise RuntimeError(f"make serve stopped:\n{log.read_text()[-3000:]}")
+            try:
+                if _live(base, "/")["ready"]:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.2)
+        first_build = time.perf_counter() - started
+        timings: dict[str, list[float]] = {}
+        for _ in range(repeats):
+            fresh = f"\n# serve edit {time.time_ns()}\n"
+            for key, path, text in (("edit_to_reload", card_file, "\n"),
+                                    ("edit_to_reload_snippet", snippet, fresh)):
+                reload, settled = _save_and_time(base, card, path, text)
+                timings.setdefault(key, []).append(reload)
+                timings.setdefault(f"{key}_settled", []).append(settled)
+        problems = _live(base, "/")["problems"]
+        if problems:
+            raise RuntimeError(f"make serve shows problems: {problems}")
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+        for path, text in originals.items():
+            path.write_text(text, encoding="utf-8")
+    return {"serve_first_build": first_build,
+            **{key: statistics.median(values) for key, values in timings.items()}}
 
 
 def anchor(root: Path, work: Path, sample: list[str]) -> dict[str, float]:

@@ -6,6 +6,7 @@ import html
 import logging
 from pathlib import Path
 
+from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
@@ -14,6 +15,7 @@ from mkdocs.structure.pages import Page
 from eqcards.citation import Edition
 from eqcards.config import Settings, edition_date
 from eqcards.errors import CardError, CardErrors
+from eqcards.livesite import serving
 from eqcards.mathsvg import LatexError
 from eqcards.site import CardSite
 
@@ -24,10 +26,14 @@ _site: CardSite | None = None
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _site
     settings = Settings.for_project(Path(config.config_file_path).parent, Path(config.docs_dir))
-    try:
-        _site = CardSite.load(settings)
-    except (CardError, CardErrors) as exc:
-        raise PluginError(f"invalid cards:\n{exc}") from None
+    # `make serve` (eqcards/serve.py) holds the site between edits and keeps each problem on its
+    # page; a build loads it here, strictly.
+    _site = serving()
+    if _site is None:
+        try:
+            _site = CardSite.load(settings)
+        except (CardError, CardErrors) as exc:
+            raise PluginError(f"invalid cards:\n{exc}") from None
     site_url = config.site_url or "http://127.0.0.1:8000/"
     _site.edition = Edition(config.site_name, site_url, edition_date(settings.root))
     _site.repo_url = config.repo_url
@@ -37,7 +43,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     assert _site is not None
-    if _site.settings.execute:
+    if _site.settings.execute and _site.report is None:  # serve has run them, failures and all
         report = _site.run()
         log.info(report.summary())
         if report.failures:
@@ -74,6 +80,16 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
         return _site.typeset(html)
     except LatexError as exc:
         raise PluginError(f"{page.file.src_uri}: formula does not typeset: {exc}") from None
+
+
+def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
+    # MkDocs dates every page by the build's clock (the sitemap's <lastmod>, and the gzipped
+    # sitemap's timestamp, which is the latest of them); the site's one date is its edition's.
+    assert _site is not None
+    for file in files.documentation_pages():
+        if file.page is not None:
+            file.page.update_date = _site.edition.date
+    return env
 
 
 def on_post_build(config: MkDocsConfig) -> None:

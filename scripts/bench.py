@@ -28,12 +28,21 @@ from bench_builds import (
     synthesize_cards,
 )
 
+from eqcards.chromium import chromium_executable
+
 ROOT = Path(__file__).resolve().parent.parent
 SYNTHETIC_CARDS = 2000
 SERVE_CARD = "kl-divergence"  # the card the issue timed `make serve` with
 # Seconds from saving a card (or its snippet) until `make serve` reloads its page: at the current
 # size, and at SYNTHETIC_CARDS cards.
 RELOAD_TARGET, RELOAD_TARGET_SYNTHETIC = 2.0, 3.0
+
+
+def require_browser() -> None:
+    """Stop before ten minutes of builds, not after them, when no Chromium is there to time pages."""
+    if chromium_executable() is None:
+        sys.exit("make bench: no Chromium found (it times pages in headless Chromium). Install "
+                 "Debian's: apt-get install chromium (.ci/run does this), then run make bench again.")
 
 
 def progress(step: int, total: int, what: str) -> None:
@@ -188,6 +197,7 @@ def main() -> None:
     if args.from_json:
         results = json.loads(latest.read_text(encoding="utf-8"))
     else:
+        require_browser()
         started = time.perf_counter()
         results = run(args.quick)
         results["bench_seconds"] = time.perf_counter() - started

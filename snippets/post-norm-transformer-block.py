@@ -1,13 +1,10 @@
 """Post-norm (post-LN) Transformer block: checked against a literal per-position composition
 (scipy zscore and softmax), the standardized output rows, and how fast the input fades with depth."""
 
-import math
-
 import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
-from scipy.special import softmax as sp_softmax
-from scipy.stats import zscore
+from transformer_reference import attention, ffn_row, ln_row
 from transformer_sublayers import EPS, attn, ln, mlp
 
 
@@ -38,32 +35,11 @@ def make_layer(d=d, d_ff=d_ff, affine=True):
 
 def literal_block(h, p):
     """Independent route: Vaswani et al. Sec. 3.1 / Xiong et al. Table 1 written per position and
-    per head, with scipy's zscore for LayerNorm (eps folded in) and scipy's softmax."""
-    def ln_row(r, g, b):
-        return g * zscore(r) * np.std(r) / np.sqrt(np.var(r) + EPS) + b
-
-    def attention(X):
-        dh = d // H
-        out = np.zeros((T, d))
-        for t in range(T):
-            heads = []
-            for j in range(H):
-                sl = slice(j * dh, (j + 1) * dh)
-                qt = X[t] @ p["Wq"][:, sl]
-                keys = [X[u] @ p["Wk"][:, sl] for u in range(t + 1)]
-                vals = [X[u] @ p["Wv"][:, sl] for u in range(t + 1)]
-                a = sp_softmax([qt @ kk / np.sqrt(dh) for kk in keys])
-                heads.append(sum(ai * vv for ai, vv in zip(a, vals, strict=True)))
-            out[t] = np.concatenate(heads) @ p["Wo"]
-        return out
-
-    def ffn_row(r):
-        u = r @ p["W1"] + p["c1"]
-        return np.array([ui * 0.5 * (1 + math.erf(ui / math.sqrt(2))) for ui in u]) @ p["W2"] + p["c2"]
-
-    y = h + attention(h)
+    per head, with scipy's zscore for LayerNorm (eps folded in) and scipy's softmax
+    (transformer_reference.py)."""
+    y = h + attention(h, p)
     y = np.array([ln_row(r, p["g1"], p["b1"]) for r in y])
-    z = y + np.array([ffn_row(r) for r in y])
+    z = y + np.array([ffn_row(r, p) for r in y])
     return np.array([ln_row(r, p["g2"], p["b2"]) for r in z])
 
 

@@ -161,14 +161,9 @@ def load_cards(cards_dir: Path, topics: Iterable[Topic], seed_entries: set[str],
         by_id[card.id] = card
     former: dict[str, Card] = {}
     for card in cards:
-        for i, old in enumerate(card.former_ids):
-            if old in by_id or old in former:
-                other = by_id.get(old) or former[old]
-                errors.append(CardError(card.path, f"former id '{old}' is already used by "
-                                        f"{other.path.name}", card.line_of("former_ids", i)))
-            former[old] = card
+        errors.extend(former_id_conflicts(card, by_id, former))
     for card in cards:
-        errors.extend(_cross_check(card, by_id, topic_ids, seed_entries, snippets_dir, set(unloaded)))
+        errors.extend(cross_check(card, by_id, topic_ids, seed_entries, snippets_dir, set(unloaded)))
     for card_id, index in unloaded.items():
         if dependents := [c.path.name for c in cards if card_id in c.related and card_id not in by_id]:
             cause = errors[index]
@@ -181,8 +176,21 @@ def load_cards(cards_dir: Path, topics: Iterable[Topic], seed_entries: set[str],
     return cards
 
 
-def _cross_check(card: Card, by_id: dict[str, Card], topic_ids: set[str],
-                 seed_entries: set[str], snippets_dir: Path, unloaded: set[str]) -> list[CardError]:
+def former_id_conflicts(card: Card, by_id: dict[str, Card], former: dict[str, Card]) -> list[CardError]:
+    """A former id of this card that is some card's id or another card's former id; records the
+    card's former ids in `former` (checked in order, so the later claimant gets the error)."""
+    errors = []
+    for i, old in enumerate(card.former_ids):
+        if old in by_id or old in former:
+            other = by_id.get(old) or former[old]
+            errors.append(CardError(card.path, f"former id '{old}' is already used by {other.path.name}",
+                                    card.line_of("former_ids", i)))
+        former[old] = card
+    return errors
+
+
+def cross_check(card: Card, by_id: dict[str, Card], topic_ids: set[str],
+                seed_entries: set[str], snippets_dir: Path, unloaded: set[str]) -> list[CardError]:
     """Problems of one card against the others; a related card in `unloaded` (its file exists but
     did not load) is its own error, reported once, not this card's."""
     errors = []

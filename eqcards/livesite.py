@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cache import ResultCache
-from .cards import _cross_check, load_parts, parse_card
+from .cards import cross_check, former_id_conflicts, load_parts, parse_card
 from .config import Settings
 from .determinism import run_twice
 from .errors import CardError, CardErrors
@@ -288,13 +288,8 @@ class LiveSite:
             if isinstance(parsed, CardError):
                 problems.setdefault(page, []).append(Problem(page, self._located(parsed)))
                 continue
-            errors = _cross_check(parsed, cards, topic_ids, self.seeds, self.settings.snippets_dir, unloaded)
-            for i, old in enumerate(parsed.former_ids):
-                if old in cards or old in former:
-                    other = cards.get(old) or former[old]
-                    errors.append(CardError(parsed.path, f"former id '{old}' is already used by "
-                                            f"{other.path.name}", parsed.line_of("former_ids", i)))
-                former[old] = parsed
+            errors = cross_check(parsed, cards, topic_ids, self.seeds, self.settings.snippets_dir, unloaded)
+            errors += former_id_conflicts(parsed, cards, former)
             errors += self._latex_errors(parsed)
             problems[page] = [Problem(page, self._located(e)) for e in errors]
             if not errors:

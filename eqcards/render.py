@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import quote, urlencode
 
 from . import markup
 from .model import Card, Source, Topic
 from .mutation_ledger import MeasuredScore
 from .runner import SnippetResult
+
+# The repository's issue form for card problems (.github/ISSUE_TEMPLATE/); the report link fills in
+# its field `card`.
+ISSUE_FORM = "card-problem.yml"
+
+
+def report_link(card: Card, repo_url: str) -> str:
+    """A link that opens the repository's card-problem form with this card already named."""
+    query = urlencode({"template": ISSUE_FORM, "card": card.id, "title": f"Card {card.id}: "},
+                      quote_via=quote)
+    return f"[Report a problem with this card]({repo_url.rstrip('/')}/issues/new?{query})"
 
 
 def figure_uri(card: Card, index: int) -> str:
@@ -130,6 +142,8 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     out += ["", card.body.strip(), "", render_verification(card, result, snippet_source, repo_url, mutation)]
     out += ["## Sources", ""]
     out += [f"{i}. {render_source(s)}" for i, s in enumerate(card.sources, start=1)]
+    if repo_url:  # with no repository to report to, no link at all rather than a dead one
+        out += ["", report_link(card, repo_url)]
     if cite_box:
         out += ["", "## Cite this card { data-search-exclude }", "", cite_box]
     related = list(dict.fromkeys([*card.related, *backlinks]))

@@ -67,6 +67,17 @@ class Settings:
         return self.cache_dir.parent / "math"
 
     @property
+    def examples_dir(self) -> Path:
+        """Worked examples, one jupytext percent-format source each (eqcards/examples.py)."""
+        return self.docs_dir / "examples"
+
+    @property
+    def example_stage(self) -> Path:
+        """Where the build writes each example's runnable copy (run/) and its executed notebook
+        for mkdocs-jupyter to render (site/examples/), next to the snippet cache."""
+        return self.cache_dir.parent / "examples"
+
+    @property
     def numbers_file(self) -> Path:
         """The quick numeric reference (rendered at /numbers/ and on the cheatsheet)."""
         return self.docs_dir / "numbers.yml"

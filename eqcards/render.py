@@ -124,8 +124,10 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
                 result: SnippetResult | None, snippet_source: str,
                 backlinks: list[str], cite_box: str = "",
                 neighbours: tuple[Card | None, Card | None] = (None, None),
-                repo_url: str | None = None, mutation: MeasuredScore | None = None) -> str:
-    """The whole page, identical in structure for every card."""
+                repo_url: str | None = None, mutation: MeasuredScore | None = None,
+                examples: list[tuple[str, str]] = ()) -> str:
+    """The whole page, identical in structure for every card. `examples`: (title, slug) of the
+    worked examples that use the card."""
     out = [f"# {markup.text(card.title)}", "",
            f'<p class="eqc-summary">{markup.text_with_math(card.summary)}</p>', "",
            '<div class="eqc-equation" id="equation" markdown>', "",
@@ -146,6 +148,9 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
         out += ["", report_link(card, repo_url)]
     if cite_box:
         out += ["", "## Cite this card { data-search-exclude }", "", cite_box]
+    if examples:
+        out += ["", "## Used in worked examples { data-search-exclude }", ""]
+        out += [f"- [{markup.text(title)}](../examples/{slug}.ipynb)" for title, slug in examples]
     related = list(dict.fromkeys([*card.related, *backlinks]))
     if related:
         out += ["", "## Related cards { data-search-exclude }", ""]

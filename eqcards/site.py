@@ -12,6 +12,7 @@ from .cheatsheet import render_cheatsheet, render_part_cheatsheet, render_topic_
 from .citation import Edition, highwire_meta, redirect_page, render_cite_box
 from .config import Settings
 from .errors import CardErrors
+from .example_site import ExampleSet
 from .export import cards_json
 from .latex import check_latex, page_formulas
 from .mathsvg import MathRenderer, prerender, typeset_html
@@ -46,6 +47,7 @@ class CardSite:
     numbers: list[NumberEntry] = field(default_factory=list)
     repo_url: str | None = None  # where the snippets can be read online, when the site says
     math: MathRenderer | None = None
+    examples: ExampleSet | None = None
     _by_id: dict[str, Card] = field(default_factory=dict)
     _mutation: dict[str, MeasuredScore | None] | None = None
 
@@ -64,7 +66,8 @@ class CardSite:
             raise CardErrors(errors)
         numbers = (load_numbers(settings.numbers_file, seeds, {c.id for c in cards}, settings.snippets_dir)
                    if settings.numbers_file.is_file() else [])
-        return cls(settings, parts, topics, cards, numbers=numbers, math=math,
+        examples = ExampleSet.load(settings, {c.id for c in cards})
+        return cls(settings, parts, topics, cards, numbers=numbers, math=math, examples=examples,
                    _by_id={c.id: c for c in cards})
 
     def typeset(self, page_html: str) -> str:
@@ -85,6 +88,8 @@ class CardSite:
         jobs += list({n.job_id: SnippetJob(n.job_id, self.settings.numbers_file,
                                            self.settings.snippets_dir / n.snippet)
                       for n in self.numbers if n.snippet}.values())
+        if self.examples:
+            jobs += self.examples.jobs()
         return jobs
 
     def run(self) -> RunReport:
@@ -110,6 +115,7 @@ class CardSite:
             topics = [{t.title: f"topics/{t.id}.md"} for t in part.topics if t.id in used]
             if topics:
                 nav.append({part.title: [f"parts/{part.id}/index.md", *topics]})
+        nav += self.examples.nav() if self.examples else []
         nav += [{"Symbols": "symbols.md"}, {"Coverage": "coverage.md"}, {"Errata": "errata.md"}]
         return nav
 
@@ -127,6 +133,8 @@ class CardSite:
             pages["numbers.md"] = render_numbers_page(
                 self.numbers, self.report.results if self.report else {},
                 {c.id: c.title for c in self.cards})
+        if self.examples:
+            pages.update(self.examples.index_page({c.id: c.title for c in self.cards}))
         used = {c.topic for c in self.cards}
         for part in self.parts:
             if any(t.id in used for t in part.topics):
@@ -168,8 +176,10 @@ class CardSite:
         at = members.index(card)
         neighbours = (members[at - 1] if at > 0 else None,
                       members[at + 1] if at + 1 < len(members) else None)
+        examples = self.examples.used_in().get(card.id, []) if self.examples else []
         return render_card(card, self.topic(card.topic), self._by_id, result, source, backlinks, cite,
-                           neighbours, repo_url=self.repo_url, mutation=self.mutation_scores()[card.id])
+                           neighbours, repo_url=self.repo_url, mutation=self.mutation_scores()[card.id],
+                           examples=[(e.title, e.slug) for e in examples])
 
     def mutation_scores(self) -> dict[str, MeasuredScore | None]:
         """Each card's mutation score from the committed ledger, or None where the ledger has none

@@ -52,8 +52,9 @@ class CappedWriter(io.StringIO):
 
 def _error(exc: BaseException, snippet: Path, snippets_dir: Path) -> dict[str, Any]:
     """The snippet's own line number and a traceback limited to the snippet and its helpers."""
+    snippet = snippet.resolve()  # a worked example's runnable copy lives outside snippets_dir
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if Path(f.filename).resolve().is_relative_to(snippets_dir)]
+              if (path := Path(f.filename).resolve()).is_relative_to(snippets_dir) or path == snippet]
     line = next((f.lineno for f in reversed(frames) if Path(f.filename).resolve() == snippet), None)
     if isinstance(exc, SyntaxError) and exc.filename and Path(exc.filename).resolve() == snippet:
         line = exc.lineno

@@ -18,7 +18,8 @@ pytestmark = pytest.mark.browser
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
-PAGES = {"home": "", "card": "cards/kl-divergence/", "cheatsheet": "cheatsheet/"}
+PAGES = {"home": "", "card": "cards/kl-divergence/", "cheatsheet": "cheatsheet/",
+         "example": "examples/evaluate-a-retriever/"}
 SCHEMES = {"light": ("light", "default"), "dark": ("dark", "slate")}
 # A desktop and a phone: the phone layout has its own header, drawer and stacked cheatsheet.
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}

@@ -26,6 +26,7 @@ CARDS = load_cards(ROOT / "docs" / "cards", load_topics(ROOT / "docs" / "topics.
 WIDEST = [c.id for c in sorted(CARDS, key=lambda c: -len(c.equation))[:4]]
 KEY_PAGES = {"home": "", "topic": f"topics/{CARDS[0].topic}/", "cheatsheet": "cheatsheet/",
              "symbols": "symbols/", "numbers": "numbers/", "errata": "errata/",
+             "worked examples": "examples/", "example": "examples/from-logits-to-text/",
              **{f"card {card_id}": f"cards/{card_id}/" for card_id in WIDEST}}
 
 # In the page: every formula's natural size (its SVG is sized in ex of its own font), what the

@@ -9,6 +9,7 @@ from pathlib import Path
 from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
@@ -41,15 +42,27 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     return config
 
 
+# Before mkdocs-jupyter's on_files (priority 0), which takes the executed worked examples added
+# here as notebook pages.
+@event_priority(50)
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     assert _site is not None
+    examples = _site.examples
     if _site.settings.execute and _site.report is None:  # serve has run them, failures and all
         report = _site.run()
         log.info(report.summary())
         if report.failures:
             root = _site.settings.root
-            raise PluginError("\n\n".join(r.describe_failure(root) for r in report.failures))
+            problems = [r.describe_failure(root) for r in report.failures
+                        if not r.job.card_id.startswith("example:")]
+            problems += examples.failures(report) if examples else []
+            raise PluginError("\n\n".join(problems))
     generated = {**_site.generated_pages(), **_site.figures(), **_site.redirects(), **_site.notebooks()}
+    if examples:
+        generated.update(examples.downloads(_site.report, config.site_url or ""))
+        for uri in examples.write_pages(_site.report):
+            files.append(File(uri, src_dir=str(examples.page_stage), dest_dir=config.site_dir,
+                              use_directory_urls=config.use_directory_urls))
     for uri, content in generated.items():
         files.append(File.generated(config, uri, content=content))
     files.append(File.generated(config, "cards.json", content=_site.cards_json(config.site_url or "")))
@@ -76,6 +89,9 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
 
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     assert _site is not None
+    example = _site.examples.example_for(page.file.src_uri) if _site.examples else None
+    if example is not None:
+        html = _site.examples.finish_page(html, example)
     try:
         return _site.typeset(html)
     except LatexError as exc:

@@ -298,8 +298,10 @@ FIRST_CASES: list[tuple[str, str]] = [
     ("CFG loss", "classifier-free-guidance"),
 ]
 
-# Queries of several words: among the first ALL_WORDS_DEPTH results, every card that matched
+# Queries of several words: among the first ALL_WORDS_DEPTH cards, every card that matched
 # all the words ranks above every card that matched only some (the partial-match penalty).
+# The rule is about cards: a worked example or a topic page holds many words in long prose,
+# and a card whose name holds one of them may rightly rank above it.
 ALL_WORDS_DEPTH = 5
 ALL_WORDS_FIRST: list[str] = [
     "gradient clipping norm",
@@ -328,3 +330,10 @@ SHORT_LISTS: list[tuple[str, int]] = [
 
 # Queries that mean nothing here: no result at all.
 NO_RESULTS: list[str] = ["zzzz qqqq", "qwertyuiop"]
+
+
+def all_words_first(results: list[tuple[str, bool]]) -> bool:
+    """Whether, among the first ALL_WORDS_DEPTH cards of `results` ((location, matched every
+    word) pairs, best first), no card matching only some words ranks above one matching all."""
+    flags = [full for location, full in results if "/cards/" in "/" + location][:ALL_WORDS_DEPTH]
+    return len(flags) == ALL_WORDS_DEPTH and flags == sorted(flags, reverse=True)

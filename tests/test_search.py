@@ -16,6 +16,7 @@ from search_cases import (
     NO_RESULTS,
     SEARCH_CASES,
     SHORT_LISTS,
+    all_words_first,
 )
 
 from eqcards.cards import load_topics
@@ -73,16 +74,19 @@ def test_a_rare_word_outweighs_a_common_one(site_engine: Engine, query: str, car
     assert ranked[0] == f"cards/{card_id}/", (query, ranked[:3])
 
 
-def all_words_first(results: list[tuple[str, bool]]) -> bool:
-    flags = [full for _, full in results[:ALL_WORDS_DEPTH]]
-    return flags == sorted(flags, reverse=True)
-
-
 @pytest.mark.parametrize("query", ALL_WORDS_FIRST)
 def test_cards_matching_every_word_rank_above_cards_matching_some(site_engine: Engine, query: str) -> None:
     results = site_engine.matched_all_words(query)
     assert len(results) > ALL_WORDS_DEPTH and any(not full for _, full in results), results
     assert all_words_first(results), (query, results[:ALL_WORDS_DEPTH])
+
+
+def test_the_all_words_rule_judges_cards_and_can_fail() -> None:
+    cards = [(f"cards/c{i}/", True) for i in range(ALL_WORDS_DEPTH)]
+    assert all_words_first([("examples/long-story/", True), *cards, ("cards/part/", False)])
+    assert all_words_first([*cards[:2], ("examples/long-story/", False), *cards[2:]])
+    assert not all_words_first([*cards[:2], ("cards/part/", False), *cards[2:]])
+    assert not all_words_first(cards[:-1])  # too few cards to judge
 
 
 @pytest.mark.parametrize(("query", "most"), SHORT_LISTS, ids=[q for q, _ in SHORT_LISTS])

@@ -77,6 +77,11 @@ check_close("critic off by a constant: unbiased (acts as a baseline)", expected_
 noise = rng.normal(size=5)
 bias = np.abs(expected_actor(mdp, pi, V + noise) - grad).max()
 check_true("critic off by a state-dependent error: biased", bias > 1e-2, f"max deviation {bias:.3f}")
+# ... and with terminal states even a constant offset biases it: the masked bootstrap drops the offset only on
+#    transitions that end the episode, and the chance of ending depends on the action.
+bias_g = np.abs(expected_actor(GRIDWORLD, pi_g, V_g + 2.5) - grad_g).max()
+check_true("gridworld, critic off by a constant: biased (termination depends on the action)", bias_g > 1e-2,
+           f"max deviation {bias_g:.3f}")
 
 # 5. A hand-computed transition: pi(.|0) = (0.5, 0.5) (zero logits), V = (1, 2), r = 1, gamma = 0.5,
 #    s = 0 -> s' = 1 with action 1: A = 1 + 0.5 * 2 - 1 = 1, actor row 0 = 1 * ((0, 1) - (0.5, 0.5)).

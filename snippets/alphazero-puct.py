@@ -15,7 +15,7 @@ def puct_scores(q, n, prior, c_puct):
 
 
 def muzero_c(total_visits, c1=1.25, c2=19652.0):
-    """MuZero's exploration weight c1 + log((sum_b N(s, b) + c2 + 1) / c2) (Schrittwieser et al., Eq. 2)."""
+    """MuZero's exploration weight c1 + log((sum_b N(s, b) + c2 + 1) / c2) (Schrittwieser et al., App. B)."""
     return c1 + np.log((total_visits + c2 + 1.0) / c2)
 
 

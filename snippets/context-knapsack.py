@@ -79,6 +79,16 @@ check_close("counterexample: knapsack optimum 8 (chunks 2 and 3)", pack(u3, l3, 
 check_true("greedy ratio gets 5.5 < 8 on the same input", greedy_ratio(u3, l3, 8) == 5.5)
 check_true("optimal chunks are exactly {1, 2} (0-based)", pack(u3, l3, 8)[1] == [1, 2])
 
+# 3b. The textbook repair: the better of greedy and the single best chunk that fits gets >= half the optimum.
+ratios = []
+for _ in range(200):
+    u_r, l_r = rng.uniform(0, 1, 8), rng.integers(10, 120, 8)
+    b_r = int(rng.integers(60, 300))
+    single = max((u_r[i] for i in range(8) if l_r[i] <= b_r), default=0.0)
+    ratios.append(max(greedy_ratio(u_r, l_r, b_r), single) / exhaustive(u_r, l_r, b_r)[0])
+check_true("extended greedy reaches at least half the exhaustive optimum on 200 instances",
+           min(ratios) >= 0.5, f"worst ratio {min(ratios):.3f}")
+
 # 4. Edges: zero budget, a chunk exactly the size of the budget, everything fits.
 check_close("B = 0 packs nothing", pack(u3, l3, 0)[0], 0.0)
 check_close("a chunk of length exactly B is allowed", pack(np.array([3.0, 1.0]), np.array([7, 9]), 7)[0], 3.0)

@@ -11,8 +11,9 @@ from scipy.linalg import eigh
 
 # --- formula ---
 def marginal_kernel(L):
-    """K = L (L + I)^{-1}, the marginal kernel of the L-ensemble with kernel L."""
-    return L @ np.linalg.inv(L + np.eye(len(L)))
+    """K = L (L + I)^{-1}, the marginal kernel of the L-ensemble with kernel L. L and (L + I)^{-1}
+    commute, so K = (L + I)^{-1} L, computed by a linear solve rather than an explicit inverse."""
+    return np.linalg.solve(L + np.eye(len(L)), L)
 
 
 def inclusion_prob(K, A):

@@ -1,4 +1,4 @@
-"""ICM curiosity reward r = eta/2 ||phi_hat(s_{t+1}) - phi(s_{t+1})||^2 (Pathak et al. 2017, Eq. 6):
+"""ICM curiosity reward r = eta/2 ||phi_hat(s_{t+1}) - phi(s_{t+1})||^2 (Pathak et al. 2017, Sec. 2):
 it equals eta times the forward-model loss, its gradient matches finite differences, gradient descent with
 it reaches the least-squares forward model (numpy lstsq), and in features that ignore uncontrollable noise
 the reward vanishes on familiar transitions, while raw-state prediction keeps paying for the noise
@@ -56,7 +56,7 @@ def phi_raw(s):
     return s
 
 
-# 1. Reward = eta * forward loss (Eq. 5: the same 1/2 ||.||^2); the gradient matches finite differences.
+# 1. Reward = eta * forward loss (the forward loss L_F carries the same 1/2 ||.||^2); the gradient matches finite differences.
 s, a, s2 = transitions(40, np.zeros(2))
 F = rng.normal(size=(2 + 4 + 1, 2))
 ps, ps2 = phi_controllable(s), phi_controllable(s2)

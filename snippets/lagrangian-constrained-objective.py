@@ -91,6 +91,18 @@ check_true(
     f"min second difference {np.diff(g, 2).min():.2e}",
 )
 
+# The best response jumps across the budget at lambda*: just below it the penalised optimum overspends, just
+# above it underspends, and neither attains the constrained optimum (which mixes the two).
+side = np.stack([best_response(mdp, cost, lam_star + e) for e in (-1e-3, 1e-3)])
+(JR_lo, JR_hi), (JC_lo, JC_hi) = policy_values(mdp, cost, side)
+check_true("best response at lambda* - 0.001 breaks the budget, at lambda* + 0.001 stays under it",
+           JC_lo > d + 1e-3 and JC_hi < d - 1e-3, f"J_C = {JC_lo:.3f} and {JC_hi:.3f}, d = {d}")
+check_true("... and the under-budget one earns less than the constrained optimum", JR_hi < opt - 1e-3,
+           f"J_R = {JR_hi:.4f} < {opt:.4f}")
+mix = (d - JC_hi) / (JC_lo - JC_hi)
+check_close("mixing the two best responses to spend exactly d attains the constrained optimum",
+            mix * JR_lo + (1 - mix) * JR_hi, opt, rtol=1e-8)
+
 # 4. Dual descent: lambda = 0 gives the unconstrained optimum, which overspends; the step raises lambda.
 pi0 = best_response(mdp, cost, 0.0)
 JC0 = policy_values(mdp, cost, pi0[None])[1][0]

@@ -66,7 +66,7 @@ def long_context_reorder(docs_best_first):
 
 
 u8 = rng.uniform(0, 1, 8)
-ranked8 = list(np.argsort(-u8))
+ranked8 = [int(i) for i in np.argsort(-u8)]
 lc = long_context_reorder(ranked8)
 mine = ends_first(u8)
 check_true("ends-first order equals LangChain's LongContextReorder or its mirror image",

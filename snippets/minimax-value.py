@@ -24,7 +24,9 @@ def minimax_value(Q):
     m, n = Q.shape
     best, best_x = -np.inf, None
     largest = min(m, n)  # equivalent: a support larger than min(m, n) has no column subset of its size
-    for k in range(1, largest + 1):
+    for k in itertools.count(1):
+        if k > largest:
+            break
         for rows in itertools.combinations(range(m), k):
             for cols in itertools.combinations(range(n), k):
                 sub = Q[np.ix_(rows, cols)]

@@ -75,3 +75,17 @@ Phi14[14] = 0.5
 _, _, pi_pot = solve_optimal(shaped(grid, shaping_reward(Phi14, grid.gamma)))
 check_true("potential-based version of the same bonus: policy unchanged",
            np.array_equal(pi_pot[~grid.terminal], pi_star[~grid.terminal]))
+
+# 5. The discount in F must be the MDP's. Dropping it (F = Phi(s') - Phi(s)) with Phi = 2 [s = 14] pays
+#    nothing for staying in cell 14 but -2 for leaving it, and the optimal action in cell 14 changes;
+#    the potential-based F with the MDP's gamma and the same Phi keeps the optimal policy.
+Phi2 = np.zeros(16)
+Phi2[14] = 2.0
+undiscounted = Phi2[None, None, :] - Phi2[:, None, None]
+_, _, pi_undisc = solve_optimal(shaped(grid, undiscounted))
+_, _, pi_disc = solve_optimal(shaped(grid, shaping_reward(Phi2, grid.gamma)))
+moved = np.flatnonzero(np.any(pi_undisc != pi_star, axis=1) & ~grid.terminal)
+check_true("F without the discount (Phi(s') - Phi(s)) changes the optimal action in cell 14", 14 in moved,
+           f"changed in cells {moved.tolist()}")
+check_true("F = gamma Phi(s') - Phi(s) with the same Phi: policy unchanged",
+           np.array_equal(pi_disc[~grid.terminal], pi_star[~grid.terminal]))

@@ -10,13 +10,20 @@ from sklearn.metrics.pairwise import cosine_similarity
 
 
 # --- formula ---
-def answer_relevance(e_question: np.ndarray, e_generated: np.ndarray, noncommittal=()) -> float:
+def answer_relevance(e_question: np.ndarray, e_generated: np.ndarray, noncommittal=(), gate="any") -> float:
     """(1/n) sum_i cos(E_q, E_{q_i}): mean cosine between the question's embedding and the embeddings
-    of the n questions an LLM generated back from the answer (rows of e_generated). As in the ragas
-    library, the score is 0 if the judge flags any generation as noncommittal ("I don't know")."""
+    of the n questions an LLM generated back from the answer (rows of e_generated). The ragas library
+    adds a gate (not in the paper): the score is 0 if the judge flags the answer as noncommittal
+    ("I don't know"), in older releases when ANY generation is flagged (gate="any"), in the newer
+    metrics collection only when ALL of them are (gate="all"). No flags given: no gate."""
     g = np.atleast_2d(e_generated)
     cos = (g @ e_question) / (np.linalg.norm(g, axis=1) * np.linalg.norm(e_question))
-    return float(np.mean(cos)) * int(not np.any(noncommittal))
+    flags = np.asarray(noncommittal, dtype=bool)
+    if gate == "any":
+        flagged = bool(np.any(flags))
+    else:
+        flagged = flags.size > 0 and bool(np.all(flags))
+    return float(np.mean(cos)) * int(not flagged)
 # --- end formula ---
 
 
@@ -68,11 +75,19 @@ check_close("one identical, one orthogonal, one opposite: mean of 1, 0 and -1",
 check_close("mean, not sum: three copies score like one",
             answer_relevance(e, np.stack([e, e, e])), answer_relevance(e, e), rtol=1e-12)
 
-# Library branch: one noncommittal flag among the generations zeroes the score; none leaves it unchanged.
+# Library gate, both rules. Older ragas: one noncommittal flag among the generations zeroes the score.
+# Newer ragas: only a unanimous flag does. With no flag, or no flags passed, both give the plain mean.
 e4, E4 = tc.embed(rf.EXAMPLES["q4"]["question"]), np.stack([tc.embed(t) for t in GENERATED["q4"][0]])
-check_close("q4: flags (no, yes, no) give 0; flags (no, no, no) give the plain mean cosine",
+plain = float(np.mean(cosine_similarity(e4[None, :], E4)))
+check_close("q4, 'any' rule: flags (no, yes, no) give 0; (no, no, no) the plain mean cosine",
             [answer_relevance(e4, E4, [False, True, False]), answer_relevance(e4, E4, [False] * 3)],
-            [0.0, float(np.mean(cosine_similarity(e4[None, :], E4)))], rtol=1e-12)
+            [0.0, plain], rtol=1e-12)
+check_close("q4, 'all' rule: flags (no, yes, no) keep the plain mean; (yes, yes, yes) give 0",
+            [answer_relevance(e4, E4, [False, True, False], gate="all"),
+             answer_relevance(e4, E4, [True] * 3, gate="all")], [plain, 0.0], rtol=1e-12)
+check_close("'all' rule with a single generation: flag (yes) gives 0, no flags at all the plain cosine",
+            [answer_relevance(e4, E4[:1], [True], gate="all"), answer_relevance(e4, E4[:1], gate="all")],
+            [0.0, float(cosine_similarity(e4[None, :], E4[:1])[0, 0])], rtol=1e-12)
 
 fig, ax = figure("Answer relevance on the toy examples", "example", "mean cosine to the question")
 x = np.arange(len(rows))

@@ -17,14 +17,16 @@ def update_memory(memory, reflection, failed, omega):
 
 
 def reflexion_loop(act, evaluate, reflect, omega, max_trials):
-    """Algorithm 1: act with the memory in the prompt, evaluate, and after a failure reflect and store.
+    """Algorithm 1: act with the memory in the prompt, evaluate, and after a failure reflect (the
+    reflection model sees the trajectory, the feedback and the current memory) and store.
     Returns (solved, trials used, final memory)."""
     memory = ()
     for t in range(max_trials):
         trajectory = act(memory)
-        if evaluate(trajectory):
+        feedback = evaluate(trajectory)
+        if feedback:
             return True, t + 1, memory
-        memory = update_memory(memory, reflect(trajectory, t), True, omega)
+        memory = update_memory(memory, reflect(trajectory, feedback, memory, t), True, omega)
     return False, max_trials, memory
 # --- end formula ---
 
@@ -61,7 +63,7 @@ def needs_two(n_lessons):
     return n_lessons >= 2
 
 
-def lesson(traj, t):
+def lesson(traj, feedback, memory, t):
     return f"lesson {t}"
 
 
@@ -72,6 +74,22 @@ check_true("Omega = 1: never holds two lessons, uses all 5 trials, keeps only th
 check_true("success on the first trial writes no reflection",
            reflexion_loop(act, lambda n: True, lesson, 3, 4) == (True, 1, ()))
 
+# The reflection model reads the memory as it stands before the failed trial (Sec. 3). A reflector
+# that logs what it was shown: with Omega = 2 and four failures it must see (), (r0), (r0, r1), (r1, r2).
+shown = {}
+
+
+def logging_reflector(traj, feedback, memory, t):
+    shown[t] = memory
+    return f"r{t}"
+
+
+_, _, final = reflexion_loop(act, lambda n: False, logging_reflector, 2, 4)
+check_true("Omega = 2, four failures: the reflector saw (), (r0), (r0, r1), (r1, r2); memory ends (r2, r3)",
+           shown == {0: (), 1: ("r0",), 2: ("r0", "r1"), 3: ("r1", "r2")} and final == ("r2", "r3"),
+           repr(shown))
+
+
 # Toy trial loop: each reflection in memory cuts the chance of repeating the failure by 30 %.
 def success_prob(n_reflections, p0=0.2, gain=0.3):
     return 1.0 - (1.0 - p0) * (1.0 - gain) ** n_reflections
@@ -79,7 +97,7 @@ def success_prob(n_reflections, p0=0.2, gain=0.3):
 
 def run_trials(n_trials, omega, rng):
     solved, _, _ = reflexion_loop(lambda mem: rng.random() < success_prob(len(mem)), bool,
-                                  lambda traj, t: f"lesson from trial {t}", omega, n_trials)
+                                  lambda traj, fb, mem, t: f"lesson from trial {t}", omega, n_trials)
     return solved
 
 

@@ -70,6 +70,10 @@ n_units = len(u_info)
 check_true(f"p = 50 keeps exactly the top {n_units // 2 + n_units % 2} of {n_units} units by sorting",
            set(np.flatnonzero(keep)) == set(np.argsort(u_info)[-(n_units // 2 + n_units % 2):]))
 check_true("p = 0 keeps every unit", bool(np.all(keep_units(u_info, 0.0))))
+# The paper writes log base 2; bits are nats / ln 2, a common factor, so the kept set is the same.
+bits = np.bincount(unit, weights=[-(log(p.numerator, 2) - log(p.denominator, 2)) for p in probs])
+check_true("p = 35 keeps the same units whether information is in bits (paper) or nats (code)",
+           bool(np.array_equal(keep_units(bits, 35.0), keep_units(u_info, 35.0))))
 check_true("ties at the threshold are kept (>=)", bool(np.all(keep_units(np.array([1.0, 2.0, 2.0, 2.0]), 50.0)
                                                             == [False, True, True, True])))
 

@@ -64,12 +64,12 @@ class MemoMath(MathRenderer):
 
     def __init__(self, cache_dir: Path | None) -> None:
         super().__init__(cache_dir)
-        self._memo: dict[tuple[str, bool], str] = {}
+        self._memo: dict[tuple[str, bool], tuple[str, str]] = {}
 
-    def svg(self, latex: str, display: bool = True) -> str:
+    def typeset(self, latex: str, display: bool = True) -> tuple[str, str]:
         key = (latex, display)
         if key not in self._memo:
-            self._memo[key] = super().svg(latex, display)  # a formula that fails is not kept
+            self._memo[key] = super().typeset(latex, display)  # a formula that fails is not kept
         return self._memo[key]
 
     def warm_up(self) -> None:

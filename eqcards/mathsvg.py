@@ -8,6 +8,7 @@ import re
 from importlib import metadata
 from pathlib import Path
 
+from . import speech, speech_words
 from .cache import ResultCache
 from .errors import shorten
 from .svgflat import Unflattenable, flatten
@@ -19,7 +20,10 @@ GLYPH_ID = re.compile(r"MJX-\d+-")
 # double the size of each formula. (An error is detected before they are dropped.)
 ANNOTATION = re.compile(r' data-(?:latex|mml-node|c|latex-item|semantic-[a-z-]+)="[^"]*"')
 # Bump when the post-processing below changes, so cached SVGs are made again.
-SVG_FORMAT = "3"
+SVG_FORMAT = "4"
+# The spoken words are cached with the SVG; any change to how they are made makes them again.
+SPEECH_FORMAT = hashlib.sha256(b"".join(Path(m.__file__).read_bytes()
+                                         for m in (speech, speech_words))).hexdigest()[:16]
 DEFS = re.compile(r"<defs>(.*?)</defs>", re.S)
 GLYPH_PATH = re.compile(r'<path id="MJX-[0-9a-f]+-([^"]+)" d="([^"]*)"\s*/?>(?:</path>)?')
 GLYPH_REF = re.compile(r'(xlink:href|href)="#MJX-[0-9a-f]+-([^"]+)"')
@@ -42,7 +46,8 @@ class MathRenderer:
         self.rendered = 0  # formulas typeset by this instance (cache misses)
 
     def _key(self, latex: str, display: bool) -> str:
-        return hashlib.sha256(f"{self.version}\0{SVG_FORMAT}\0{display}\0{latex}".encode()).hexdigest()
+        stamp = f"{self.version}\0{SVG_FORMAT}\0{SPEECH_FORMAT}\0{display}\0{latex}"
+        return hashlib.sha256(stamp.encode()).hexdigest()
 
     def _raw(self, latex: str, display: bool) -> str:
         if self._engine is None:
@@ -53,9 +58,14 @@ class MathRenderer:
 
     def svg(self, latex: str, display: bool = True) -> str:
         """The formula as SVG; raises LatexError if MathJax reports any problem."""
+        return self.typeset(latex, display)[0]
+
+    def typeset(self, latex: str, display: bool = True) -> tuple[str, str]:
+        """The formula as SVG and as the words a screen reader says for it (read from the
+        MathML tree MathJax draws into its SVG); raises LatexError on any problem."""
         key = self._key(latex, display)
         if self.cache is not None and (stored := self.cache.get(key)) is not None:
-            return stored["svg"]
+            return stored["svg"], stored["speech"]
         try:
             svg = self._raw(latex, display)
         except Exception as exc:  # the engine failing on a formula means the formula is bad
@@ -66,6 +76,7 @@ class MathRenderer:
             unknown = [m for m in dict.fromkeys(MACRO.findall(latex))
                        if 'fill="red"' in self._raw(f"\\{m}{{x}}{{y}}", False)]
             raise LatexError("undefined control sequence " + ", ".join("\\" + m for m in unknown))
+        spoken = speech.speak(svg)  # before the annotations it reads are dropped
         # Glyph ids are numbered per render; make them unique per formula so a page stays valid.
         svg = ANNOTATION.sub("", GLYPH_ID.sub(f"MJX-{key[:10]}-", svg))
         try:
@@ -74,20 +85,22 @@ class MathRenderer:
             svg = svg.replace('role="img" focusable="false"', 'aria-hidden="true" focusable="false"', 1)
         self.rendered += 1
         if self.cache is not None:
-            self.cache.put(key, {"svg": svg})
-        return svg
+            self.cache.put(key, {"svg": svg, "speech": spoken})
+        return svg, spoken
 
     def markup(self, latex: str, display: bool) -> str:
-        """The HTML that replaces one formula: the SVG, labelled with its TeX for screen readers
-        and for copying, plus the TeX as text that search indexes but the page does not show
-        (`hidden` in the markup itself, so no browser ever lays it out, stylesheet or not)."""
-        svg = self.svg(latex, display)
+        """The HTML that replaces one formula: the SVG, named by its spoken words for screen
+        readers, with its TeX kept for copying (data-tex) and as text that search indexes but
+        the page does not show (`hidden` in the markup itself, so no browser ever lays it out,
+        stylesheet or not)."""
+        svg, speech = self.typeset(latex, display)
         tex = html.escape(latex, quote=True)
+        label = html.escape(speech, quote=True)
         delimited = f"\\[{tex}\\]" if display else f"\\({tex}\\)"
         # An inline formula longer than a phone's line cannot wrap: it scrolls in its own box.
         wide = not display and _width_ex(svg) > WIDE_INLINE_EX
         attributes = 'class="eqc-math eqc-wide" tabindex="0"' if wide else 'class="eqc-math"'
-        return (f'<span {attributes} role="img" aria-label="{tex}" data-tex="{tex}">{svg}</span>'
+        return (f'<span {attributes} role="img" aria-label="{label}" data-tex="{tex}">{svg}</span>'
                 f'<span class="eqc-tex" hidden>{delimited}</span>')
 
 

@@ -73,7 +73,8 @@ def test_typeset_html_replaces_arithmatex_with_labelled_svg(tmp_path: Path) -> N
     out = typeset_html(page, MathRenderer(None))
     assert out.count('class="eqc-math"') == 2
     assert out.count("<path") == 2 and "<use" not in out  # flat (svgflat): no shared glyphs needed
-    assert 'aria-label="x &lt; y"' in out and '<span class="eqc-tex" hidden>\\[\\frac{a}{b}\\]</span>' in out
+    assert 'aria-label="x is less than y"' in out and 'data-tex="x &lt; y"' in out
+    assert '<span class="eqc-tex" hidden>\\[\\frac{a}{b}\\]</span>' in out
     with pytest.raises(LatexError, match="undefined control sequence"):
         typeset_html('<span class="arithmatex">\\(\\nosuchmacro\\)</span>', MathRenderer(None))
 

@@ -7,9 +7,17 @@ from pathlib import Path
 
 from .errors import CardError, CardErrors
 from .frontmatter import parse_yaml, split_front_matter
-from .model import Card, CheatsheetEntry, Erratum, Part, Source, Symbol, Topic
-from .schema import CHEATSHEET_KEYS, ERRATUM_KEYS, PART_KEYS, SOURCE_KEYS, SYMBOL_KEYS, TOPIC_KEYS
-from .validate import FieldChecker, check_id, check_source_link, check_top_level
+from .model import Card, CheatsheetEntry, Erratum, HistoryEntry, Part, Source, Symbol, Topic
+from .schema import (
+    CHEATSHEET_KEYS,
+    ERRATUM_KEYS,
+    HISTORY_KEYS,
+    PART_KEYS,
+    SOURCE_KEYS,
+    SYMBOL_KEYS,
+    TOPIC_KEYS,
+)
+from .validate import FieldChecker, check_date, check_id, check_source_link, check_top_level, check_version
 
 DEFAULT_TIMEOUT = 30
 
@@ -58,6 +66,13 @@ def parse_card(path: Path, text: str | None = None) -> Card:
                 raise c.fail(("errata", i, "seed"), f"erratum seed '{seed}' is not one of this "
                              "card's `seeds`")
             errata.append(Erratum(seed, c.text(e["note"], ("errata", i, "note"))))
+    history = []
+    if "history" in data:
+        for i, h in enumerate(c.mapping_list(data["history"], ("history",), HISTORY_KEYS)):
+            at = ("history", i)
+            history.append(HistoryEntry(check_version(h["release"], (*at, "release"), c),
+                                        check_date(h["date"], (*at, "date"), c),
+                                        c.text(h["note"], (*at, "note"))))
     snippet = c.text(data["snippet"], ("snippet",))
     if not snippet.endswith(".py") or snippet.startswith(("/", "..")) or "/../" in snippet:
         raise c.fail(("snippet",), f"'snippet: {snippet}' must be a .py path inside snippets/")
@@ -75,6 +90,7 @@ def parse_card(path: Path, text: str | None = None) -> Card:
                  for i, r in enumerate(c.text_list(data["related"], ("related",)))],
         seeds=seeds,
         errata=errata,
+        history=history,
         snippet=snippet,
         cheatsheet=CheatsheetEntry(c.text(sheet["label"], ("cheatsheet", "label")),
                                    _optional(c, sheet, ("cheatsheet",), "latex")),

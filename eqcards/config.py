@@ -78,6 +78,12 @@ class Settings:
         return self.cache_dir.parent / "examples"
 
     @property
+    def releases_file(self) -> Path:
+        """The site's numbered releases, newest last; each one frozen beside it as
+        releases/<version>.json (eqcards/releases.py, scripts/release.py)."""
+        return self.docs_dir / "releases.yml"
+
+    @property
     def numbers_file(self) -> Path:
         """The quick numeric reference (rendered at /numbers/ and on the cheatsheet)."""
         return self.docs_dir / "numbers.yml"

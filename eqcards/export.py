@@ -8,15 +8,19 @@ from typing import Any
 
 from .model import Card
 from .mutation_ledger import MeasuredScore
+from .releases import CardRecord
 from .runner import SnippetResult
 
 
 def card_records(cards: list[Card], results: dict[str, SnippetResult], site_url: str,
-                 mutation: dict[str, MeasuredScore | None] | None = None) -> list[dict[str, Any]]:
+                 mutation: dict[str, MeasuredScore | None] | None = None,
+                 history: dict[str, CardRecord] | None = None) -> list[dict[str, Any]]:
     """One record per card. `mutation` holds each card's measured mutation score (see
-    eqcards.mutation_ledger); a card without one is exported as not measured, never with a number."""
+    eqcards.mutation_ledger); a card without one is exported as not measured, never with a number.
+    `history` holds each card's record across the releases (eqcards.releases), when there are any."""
     records = []
     mutation = mutation or {}
+    history = history or {}
     for card in sorted(cards, key=lambda c: c.id):
         result = results.get(card.id)
         score = mutation.get(card.id)
@@ -32,10 +36,23 @@ def card_records(cards: list[Card], results: dict[str, SnippetResult], site_url:
                              "checks": len(result.checks) if result else 0,
                              "mutation": score.record() if score is not None else {"measured": False}},
         })
+        if (record := history.get(card.id)) is not None:
+            records[-1]["release"] = release_record(card, record)
     return records
 
 
+def release_record(card: Card, record: CardRecord) -> dict[str, Any]:
+    """When the card was added and last changed, whether it has changed since, and its history."""
+    last = record.last_changed_in
+    return {"added_in": record.added_in.version if record.added_in else None,
+            "last_changed_in": last.version if last else None,
+            "unreleased_changes": list(record.unreleased),
+            "history": [{"release": h.release, "date": h.date, "note": h.note} for h in card.history]}
+
+
 def cards_json(cards: list[Card], results: dict[str, SnippetResult], site_url: str,
-               mutation: dict[str, MeasuredScore | None] | None = None) -> str:
-    return json.dumps({"cards": card_records(cards, results, site_url, mutation)},
+               mutation: dict[str, MeasuredScore | None] | None = None,
+               history: dict[str, CardRecord] | None = None, release: str | None = None) -> str:
+    head = {"release": release} if release else {}
+    return json.dumps({**head, "cards": card_records(cards, results, site_url, mutation, history)},
                       indent=1, ensure_ascii=False, sort_keys=True) + "\n"

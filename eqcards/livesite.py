@@ -25,6 +25,7 @@ from .latex import check_latex, page_formulas
 from .mathsvg import MathRenderer, prerender
 from .model import Card, Part
 from .numbers import load_numbers
+from .releases import ReleaseBook, load_releases
 from .runner import SnippetJob, SnippetResult, run_snippet, run_snippets, snippet_server, verdict
 from .seeds import read_index
 from .site import CardSite
@@ -132,6 +133,7 @@ class LiveSite:
         self.site: CardSite | None = None
         self.parts: list[Part] = []
         self.seeds: set[str] = set()
+        self.releases = ReleaseBook([], {})
         self.helpers: set[Path] = set()  # modules in snippets/ that are no card's snippet, at load
         self._parsed: dict[str, tuple[tuple[int, int], Card | CardError]] = {}  # by file stem
         self._good: dict[str, Card] = {}  # each card's last version without a blocking problem
@@ -159,6 +161,11 @@ class LiveSite:
                 self.site = _serving = None
                 return
         self.seeds = read_index(settings.seed_index) if settings.seed_index.is_file() else set()
+        try:
+            self.releases = load_releases(settings.releases_file)
+        except (CardError, CardErrors) as exc:
+            self._site_problems.append(Problem(SITE, self._located(exc)))
+            self.releases = ReleaseBook([], {})
         stems = {p.stem for p in settings.cards_dir.glob("*.md")}
         for stem in stems | set(self._parsed):
             self._read(stem)
@@ -166,9 +173,11 @@ class LiveSite:
                     for f in page_formulas(parsed)]
         prerender(formulas, settings.math_cache, settings.workers)
         topics = [t for part in self.parts for t in part.topics]
-        self.site = CardSite(settings, self.parts, topics, [], math=self.math)
+        self.site = CardSite(settings, self.parts, topics, [], math=self.math, releases=self.releases)
         self._settle()
         self.site.set_cards(self._renderable())
+        self._site_problems += [Problem(SITE, self._located(e)) for e in
+                                self.releases.site_problems(self.site.cards, settings.root / "CITATION.cff")]
         try:
             if settings.numbers_file.is_file():
                 self.site.numbers = load_numbers(settings.numbers_file, self.seeds, set(self._good),
@@ -290,6 +299,7 @@ class LiveSite:
                 continue
             errors = cross_check(parsed, cards, topic_ids, self.seeds, self.settings.snippets_dir, unloaded)
             errors += former_id_conflicts(parsed, cards, former)
+            errors += self.releases.problems(parsed)
             errors += self._latex_errors(parsed)
             problems[page] = [Problem(page, self._located(e)) for e in errors]
             if not errors:

@@ -19,6 +19,13 @@ def text_with_math(value: str) -> str:
     return "".join(p if i % 2 else html.escape(p, quote=False) for i, p in enumerate(parts))
 
 
+def prose_with_math(value: str) -> str:
+    """Plain text with $math$, for a Markdown paragraph or list item: escaped as text_with_math, and
+    a '*' in the prose (lambda* or p* in a note) kept as a star, never turned into emphasis."""
+    parts = MATH_SPAN.split(text_with_math(value))
+    return "".join(p if i % 2 else p.replace("*", r"\*") for i, p in enumerate(parts))
+
+
 def cell(value: str) -> str:
     r"""Text that is safe inside a Markdown table cell: a '|' would end the cell. In prose it is
     escaped; inside $math$ it becomes \vert, since an escaped bar reaches TeX as \| (the double

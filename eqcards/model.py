@@ -47,6 +47,13 @@ class Erratum:
 
 
 @dataclass(frozen=True)
+class HistoryEntry:
+    release: str  # the version of the release the change is in
+    date: str  # ISO date of the change
+    note: str  # what changed and why
+
+
+@dataclass(frozen=True)
 class Topic:
     id: str
     title: str
@@ -87,6 +94,7 @@ class Card:
     timeout: int = 30
     former_ids: list[str] = field(default_factory=list)
     errata: list[Erratum] = field(default_factory=list)
+    history: list[HistoryEntry] = field(default_factory=list)
     lines: dict[tuple[str | int, ...], int] = field(default_factory=dict, repr=False)
 
     @property

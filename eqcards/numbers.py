@@ -108,7 +108,7 @@ def render_numbers_page(entries: list[NumberEntry], results: dict[str, SnippetRe
     for e in entries:
         out += [f'## {markup.text(e.label)} {{ #{e.id} }}', "",
                 f"**{markup.text_with_math(e.value)} {markup.text(e.unit)}** ({e.kind}). "
-                f"{markup.text_with_math(e.note)}", ""]
+                f"{markup.prose_with_math(e.note)}", ""]
         out += [f"- {render_source(s)}" for s in e.sources]
         result = results.get(e.job_id)
         if result is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import markup
+from .changelog import render_history_changes
 from .cheatsheet import cards_by_topic
 from .model import Card, Part, Topic
 
@@ -20,7 +21,7 @@ def render_topic_page(topic: Topic, cards: list[Card]) -> str:
            f"{len(members)} card{'s' if len(members) != 1 else ''}.", ""]
     for card in members:
         out += [f"## [{markup.text(card.title)}](../cards/{card.id}.md)", "",
-                markup.text_with_math(card.summary), "", markup.display_math(card.cheatsheet_latex), ""]
+                markup.prose_with_math(card.summary), "", markup.display_math(card.cheatsheet_latex), ""]
     return "\n".join(out)
 
 
@@ -150,15 +151,18 @@ def render_home(template: str, cards: list[Card], parts: list[Part], has_numbers
 
 def render_errata(cards: list[Card]) -> str:
     out = ["---", "title: Errata", "---", "", "# Errata", "",
-           "Where an entry of the seed documents is wrong or imprecise, the card gives the "
-           "corrected form. This page lists every such correction; it is generated from the "
-           "cards' `errata` fields.", ""]
+           "Two kinds of correction, both generated from the cards: changes made to a card after "
+           "it was released (from the cards' `history`), and every place where an entry of the "
+           "seed documents the site grew from is wrong or imprecise and the card gives the "
+           "corrected form (from the cards' `errata`).", ""]
+    out += render_history_changes(cards)
+    out += ["## Corrections to the seed documents", ""]
     listed = [c for c in sorted(cards, key=lambda c: c.id) if c.errata]
     if not listed:
         out.append("No corrections so far.")
     for card in listed:
-        out += [f"## [{markup.text(card.title)}](cards/{card.id}.md)", ""]
-        out += [f"- `{markup.text(e.seed)}`: {markup.text_with_math(e.note)}" for e in card.errata]
+        out += [f"### [{markup.text(card.title)}](cards/{card.id}.md)", ""]
+        out += [f"- `{markup.text(e.seed)}`: {markup.prose_with_math(e.note)}" for e in card.errata]
         out.append("")
     return "\n".join(out)
 

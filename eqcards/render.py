@@ -125,9 +125,9 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
                 backlinks: list[str], cite_box: str = "",
                 neighbours: tuple[Card | None, Card | None] = (None, None),
                 repo_url: str | None = None, mutation: MeasuredScore | None = None,
-                examples: list[tuple[str, str]] = ()) -> str:
+                examples: list[tuple[str, str]] = (), history: list[str] = ()) -> str:
     """The whole page, identical in structure for every card. `examples`: (title, slug) of the
-    worked examples that use the card."""
+    worked examples that use the card; `history`: its History section (eqcards.changelog)."""
     out = [f"# {markup.text(card.title)}", "",
            f'<p class="eqc-summary">{markup.text_with_math(card.summary)}</p>', "",
            '<div class="eqc-equation" id="equation" markdown>', "",
@@ -146,6 +146,8 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     out += [f"{i}. {render_source(s)}" for i, s in enumerate(card.sources, start=1)]
     if repo_url:  # with no repository to report to, no link at all rather than a dead one
         out += ["", report_link(card, repo_url)]
+    if history:
+        out += ["", *history]
     if cite_box:
         out += ["", "## Cite this card { data-search-exclude }", "", cite_box]
     if examples:
@@ -155,13 +157,13 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     if related:
         out += ["", "## Related cards { data-search-exclude }", ""]
         out += [f"- [{markup.text(cards_by_id[r].title)}]({r}.md): "
-                f"{markup.text_with_math(cards_by_id[r].summary)}" for r in related]
+                f"{markup.prose_with_math(cards_by_id[r].summary)}" for r in related]
     out += ["", "## Seed entries { data-search-exclude }", "",
             "This card realizes these entries of the source documents the site was built from:", ""]
     out += [f"- `{markup.text(s)}`" for s in card.seeds]
     if card.errata:
         out += ["", '!!! info "Where this card differs from the seed"', ""]
-        out += [f"    - `{markup.text(e.seed)}`: {markup.text_with_math(e.note)}" for e in card.errata]
+        out += [f"    - `{markup.text(e.seed)}`: {markup.prose_with_math(e.note)}" for e in card.errata]
     out += ["", render_topic_trail(topic, *neighbours)]
     return "\n".join(out) + "\n"
 

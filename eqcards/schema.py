@@ -50,6 +50,10 @@ CARD_FIELDS: tuple[Field, ...] = (
           "what the card does differently and why. Collected on the errata page."),
     Field("timeout", "int", False, "Snippet timeout in seconds (default 30)."),
     Field("former_ids", "list[str]", False, "Ids this card was published under before."),
+    Field("history", "history", False,
+          "List of {release, date, note}: each change of the card's equation, symbols or sources "
+          "after its first release, with the release it is in, the date and what changed and why "
+          "(the build fails on such a change without an entry; see docs/releases.yml)."),
 )
 
 SYMBOL_KEYS = {"symbol": True, "meaning": True}
@@ -59,6 +63,10 @@ SOURCE_KEYS = {
 }
 CHEATSHEET_KEYS = {"label": True, "latex": False}
 ERRATUM_KEYS = {"seed": True, "note": True}
+HISTORY_KEYS = {"release": True, "date": True, "note": True}
+RELEASE_KEYS = {"version": True, "date": True, "summary": True}
+# Semantic versions, MAJOR.MINOR.PATCH, as releases are numbered (https://semver.org).
+VERSION_PATTERN = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$"
 
 TOPIC_KEYS = {"id": True, "title": True, "description": True, "handbook": False}
 PART_KEYS = {"part": True, "title": True, "description": True, "topics": True}

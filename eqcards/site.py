@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .cache import ResultCache
 from .cards import load_cards, load_parts
+from .changelog import render_card_history, render_changelog
 from .cheatsheet import render_cheatsheet, render_part_cheatsheet, render_topic_cheatsheet
 from .citation import Edition, highwire_meta, redirect_page, render_cite_box
 from .config import Settings
@@ -30,6 +31,7 @@ from .pages import (
     render_topic_page,
     seed_realizers,
 )
+from .releases import CardRecord, ReleaseBook, load_releases
 from .render import figure_uri, render_card
 from .runner import RunReport, SnippetJob, run_snippets
 from .search import rewrite_index
@@ -48,6 +50,7 @@ class CardSite:
     repo_url: str | None = None  # where the snippets can be read online, when the site says
     math: MathRenderer | None = None
     examples: ExampleSet | None = None
+    releases: ReleaseBook = field(default_factory=lambda: ReleaseBook([], {}))
     _by_id: dict[str, Card] = field(default_factory=dict)
     _mutation: dict[str, MeasuredScore | None] | None = None
 
@@ -60,6 +63,9 @@ class CardSite:
         topics = [t for part in parts for t in part.topics]
         seeds = read_index(settings.seed_index)
         cards = load_cards(settings.cards_dir, topics, seeds, settings.snippets_dir)
+        releases = load_releases(settings.releases_file)
+        if errors := release_problems(releases, cards, settings.root / "CITATION.cff"):
+            raise CardErrors(errors)
         prerender([f for card in cards for f in page_formulas(card)], settings.math_cache, settings.workers)
         math = MathRenderer(settings.math_cache)
         if errors := check_latex(cards, math):
@@ -68,7 +74,7 @@ class CardSite:
                    if settings.numbers_file.is_file() else [])
         examples = ExampleSet.load(settings, {c.id for c in cards})
         return cls(settings, parts, topics, cards, numbers=numbers, math=math, examples=examples,
-                   _by_id={c.id: c for c in cards})
+                   releases=releases, _by_id={c.id: c for c in cards})
 
     def typeset(self, page_html: str) -> str:
         """Every formula of a rendered page as build-time SVG (raises LatexError)."""
@@ -116,7 +122,8 @@ class CardSite:
             if topics:
                 nav.append({part.title: [f"parts/{part.id}/index.md", *topics]})
         nav += self.examples.nav() if self.examples else []
-        nav += [{"Symbols": "symbols.md"}, {"Coverage": "coverage.md"}, {"Errata": "errata.md"}]
+        nav += [{"Symbols": "symbols.md"}, {"Coverage": "coverage.md"}, {"Errata": "errata.md"},
+                {"Changelog": "changelog.md"}]
         return nav
 
     def topic_members(self, topic_id: str) -> list[Card]:
@@ -128,6 +135,7 @@ class CardSite:
         numbers = render_numbers_section(self.numbers) if self.numbers else ""
         pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.parts, extra_sections=numbers),
                  "errata.md": render_errata(self.cards), "symbols.md": render_glossary(self.cards),
+                 "changelog.md": render_changelog(self.releases, self.cards),
                  "coverage.md": render_coverage(self.realizers(), self.seed_keys(), self.topics)}
         if self.numbers:
             pages["numbers.md"] = render_numbers_page(
@@ -171,7 +179,8 @@ class CardSite:
         result = self.report.results.get(card.id) if self.report else None
         source = (self.settings.snippets_dir / card.snippet).read_text(encoding="utf-8")
         backlinks = sorted(c.id for c in self.cards if card.id in c.related and c.id not in card.related)
-        cite = render_cite_box(card, self.edition) if self.edition else ""
+        record = self.record(card)
+        cite = render_cite_box(card, self.edition, record) if self.edition else ""
         members = self.topic_members(card.topic)
         at = members.index(card)
         neighbours = (members[at - 1] if at > 0 else None,
@@ -179,7 +188,12 @@ class CardSite:
         examples = self.examples.used_in().get(card.id, []) if self.examples else []
         return render_card(card, self.topic(card.topic), self._by_id, result, source, backlinks, cite,
                            neighbours, repo_url=self.repo_url, mutation=self.mutation_scores()[card.id],
-                           examples=[(e.title, e.slug) for e in examples])
+                           examples=[(e.title, e.slug) for e in examples],
+                           history=render_card_history(card, record) if record else [])
+
+    def record(self, card: Card) -> CardRecord | None:
+        """The card across the site's releases; None when the site has none."""
+        return self.releases.record(card) if self.releases.releases else None
 
     def mutation_scores(self) -> dict[str, MeasuredScore | None]:
         """Each card's mutation score from the committed ledger, or None where the ledger has none
@@ -204,7 +218,8 @@ class CardSite:
                 self._mutation.pop(card_id, None)
 
     def citation_meta(self, card_id: str) -> dict[str, str]:
-        return highwire_meta(self.card(card_id), self.edition) if self.edition else {}
+        card = self.card(card_id)
+        return highwire_meta(card, self.edition, self.record(card)) if self.edition else {}
 
     def redirects(self) -> dict[str, str]:
         """Static pages at every former id's URL, by their path under docs/."""
@@ -225,8 +240,10 @@ class CardSite:
         return read_keys(self.settings.seed_index)
 
     def cards_json(self, site_url: str) -> str:
+        history = {c.id: r for c in self.cards if (r := self.record(c)) is not None}
+        current = self.releases.current
         return cards_json(self.cards, self.report.results if self.report else {}, site_url,
-                          self.mutation_scores())
+                          self.mutation_scores(), history, current.version if current else None)
 
     def rewrite_search_index(self, index_path: Path) -> None:
         """Our formula search index in place of the theme's (see eqcards/search.py)."""
@@ -238,3 +255,8 @@ class CardSite:
         if path.parent == Path("cards") and path.suffix == ".md" and path.stem in self._by_id:
             return path.stem
         return None
+
+
+def release_problems(releases: ReleaseBook, cards: list[Card], citation_cff: Path) -> list:
+    """What the releases and the cards' histories say wrongly of each other (eqcards.releases)."""
+    return releases.site_problems(cards, citation_cff) + [e for c in cards for e in releases.problems(c)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from .schema import (
     FIELDS_BY_NAME,
     ID_PATTERN,
     URL_PATTERN,
+    VERSION_PATTERN,
 )
 
 
@@ -95,3 +97,25 @@ def check_source_link(source: dict[str, Any], at: tuple[str | int, ...], checker
             example = {"doi": "10.1214/aoms/1177729694", "arxiv": "1706.03762",
                        "url": "https://..."}[key]
             raise checker.fail((*at, key), f"'{key}: {value}' is malformed (expected e.g. {example})")
+
+
+def check_version(value: Any, at: tuple[str | int, ...], checker: FieldChecker) -> str:
+    """A release number, MAJOR.MINOR.PATCH (written in quotes in YAML, so 1.10 stays 1.10)."""
+    text = checker.text(value, at)
+    if not isinstance(value, str) or not re.match(VERSION_PATTERN, text):
+        raise checker.fail(at, f"'{text}' is not a release number MAJOR.MINOR.PATCH in quotes, "
+                           "e.g. \"1.2.0\"")
+    return text
+
+
+def check_date(value: Any, at: tuple[str | int, ...], checker: FieldChecker) -> str:
+    """An ISO date, YYYY-MM-DD (YAML reads one unquoted as a date; quoted, as text)."""
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value.isoformat()
+    text = str(value).strip()
+    try:
+        if re.match(r"^\d{4}-\d{2}-\d{2}$", text):
+            return dt.date.fromisoformat(text).isoformat()
+    except ValueError:
+        pass
+    raise checker.fail(at, f"'{text}' is not a date YYYY-MM-DD")

@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from browser_fixtures import Visit, open_search
+from conftest import ROOT
 from playwright.sync_api import Page
 from search_cases import (
     ALL_WORDS_FIRST,
@@ -167,6 +169,24 @@ def test_cite_box_offers_copyable_bibtex(visit: Visit, base_url: str) -> None:
     buttons = box.locator("button[data-md-type=copy]")
     buttons.first.wait_for()
     assert buttons.count() == 4  # BibTeX, plain text, link, LaTeX
+
+
+def test_a_citation_names_the_release_and_the_day_the_reader_accessed_the_card(visit: Visit,
+                                                                              base_url: str) -> None:
+    """The build cannot know when the card is read: the page puts the reader's own day into the
+    BibTeX urldate and the plain reference, and the copy buttons copy that."""
+    releases = yaml.safe_load((ROOT / "docs" / "releases.yml").read_text(encoding="utf-8"))
+    visit.page.clock.set_fixed_time("2031-05-04T10:00:00")
+    page = visit.open(base_url + "cards/kl-divergence/")
+    box = page.locator("details.quote")
+    box.locator("summary").click()
+    bibtex, plain = (box.locator("code").nth(i).inner_text() for i in range(2))
+    assert "urldate = {2031-05-04}" in bibtex and "(accessed 2031-05-04)." in plain
+    current = releases[-1]
+    named = f"release {current['version']} ({current['date']})"
+    assert f"version = {{{current['version']}}}" in bibtex and named in plain
+    built = page.locator(".eqc-cite").get_attribute("data-accessed")
+    assert built == "2031-05-04" and str(current["date"]) not in bibtex.split("urldate")[1]
 
 
 def test_theme_toggle_switches_to_dark_and_back(visit: Visit, base_url: str) -> None:

@@ -95,6 +95,15 @@ def test_errata_page_lists_corrections(tmp_path: Path) -> None:
     assert "zeta-card" not in page
 
 
+def test_stars_in_a_note_stay_stars_not_emphasis(tmp_path: Path) -> None:
+    """Two starred symbols in one plain-text note ('at λ* ... below λ*') must not become italics."""
+    path = tmp_path / "starred.md"
+    path.write_text(card_markdown(id="starred", errata=[{"seed": "handbook/1/Entropy",
+                                                        "note": "at λ* exact; below λ* with $x^*$"}]))
+    page = render_errata([parse_card(path)])
+    assert "at λ\\* exact; below λ\\* with $x^*$" in page
+
+
 def test_cards_json_fields(tmp_path: Path) -> None:
     data = json.loads(cards_json(cards(tmp_path), {}, "https://example.org/eq/"))
     first = data["cards"][0]

@@ -3,6 +3,8 @@ the project (they find the project from their own location, so the copy is what 
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import os
 import re
 import shutil
@@ -163,3 +165,97 @@ def test_index_seeds_writes_every_entry_key_that_a_card_may_cite(workspace: Proj
     card.write_text(card_markdown(seeds=["handbook/3/Not there"]), encoding="utf-8")
     refused = run(workspace, "check_card.py", "toy-entropy")
     assert refused.returncode != 0 and "handbook/3/Not there" in refused.stderr
+
+
+# --- release.py: a numbered release, and the history rule ------------------------------------------
+
+CHANGED_EQUATION = r"H(P) = -\sum_x P(x) \ln P(x)"
+
+
+def release(project: Project, *args: str) -> subprocess.CompletedProcess:
+    return run(project, "release.py", *args)
+
+
+def test_release_freezes_the_cards_declares_the_release_and_names_it_in_the_cff(workspace: Project) -> None:
+    workspace.add_card("toy-entropy")
+    cut = release(workspace, "1.0.0", "--summary", "First release.", "--date", "2026-12-01")
+    assert cut.returncode == 0, cut.stderr
+    assert "release 1.0.0 of 2026-12-01: 1 cards, 1 added, 0 changed" in cut.stdout
+    declared = yaml.safe_load((workspace.root / "docs" / "releases.yml").read_text(encoding="utf-8"))
+    assert declared == [{"version": "1.0.0", "date": dt.date(2026, 12, 1), "summary": "First release."}]
+    snapshot_file = workspace.root / "docs" / "releases" / "1.0.0.json"
+    assert snapshot_file.stat().st_mode & 0o044 == 0o044  # readable by all, like the rest of docs/
+    frozen = json.loads(snapshot_file.read_text(encoding="utf-8"))
+    assert frozen["release"]["version"] == "1.0.0"
+    assert frozen["cards"]["toy-entropy"]["equation"] == r"H(P) = -\sum_x P(x) \log P(x)"
+    cff = yaml.safe_load((workspace.root / "CITATION.cff").read_text(encoding="utf-8"))
+    assert (cff["version"], str(cff["date-released"])) == ("1.0.0", "2026-12-01")
+    again = release(workspace, "1.0.0")
+    assert again.returncode != 0 and "release 1.0.0 is already frozen" in again.stderr
+    lower = release(workspace, "0.9.0", "--summary", "x")
+    assert lower.returncode != 0 and "is not above the last one, 1.0.0" in lower.stderr
+
+
+def test_release_refuses_a_changed_equation_without_history_and_changes_nothing(workspace: Project) -> None:
+    card = workspace.add_card("toy-entropy")
+    assert release(workspace, "1.0.0", "--summary", "First.", "--date", "2026-12-01").returncode == 0
+    card.write_text(card_markdown(equation=CHANGED_EQUATION), encoding="utf-8")
+    before = snapshot(workspace.root)
+    refused = release(workspace, "1.1.0", "--summary", "Natural logs.", "--date", "2026-12-05")
+    assert refused.returncode != 0
+    assert "docs/cards/toy-entropy.md:5: the equation changed in release 1.1.0" in refused.stderr
+    assert snapshot(workspace.root) == before  # nothing half-done
+    card.write_text(card_markdown(equation=CHANGED_EQUATION, history=[
+        {"release": "1.1.0", "date": "2026-12-04", "note": "Natural log, as in the source."}]),
+        encoding="utf-8")
+    cut = release(workspace, "1.1.0", "--summary", "Natural logs.", "--date", "2026-12-05")
+    assert cut.returncode == 0, cut.stderr
+    assert "1 cards, 0 added, 1 changed" in cut.stdout
+    versions = [r["version"] for r in yaml.safe_load((workspace.root / "docs" / "releases.yml").read_text())]
+    assert versions == ["1.0.0", "1.1.0"]
+
+
+@pytest.mark.build
+def test_a_release_bump_after_an_equation_change_fails_the_build_until_the_card_has_history(
+        workspace: Project) -> None:
+    """The issue's acceptance test: bump the release by hand in docs/releases.yml after changing one
+    card's equation; the build fails naming the card, and passes once the card records the change."""
+    card = workspace.add_card("toy-entropy")
+    assert release(workspace, "1.0.0", "--summary", "First.", "--date", "2026-12-01").returncode == 0
+    card.write_text(card_markdown(equation=CHANGED_EQUATION), encoding="utf-8")
+    unreleased = workspace.build()
+    assert unreleased.returncode == 0, unreleased.stderr  # a change may wait for the next release
+    page = (workspace.root / "site" / "cards" / "toy-entropy" / "index.html").read_text(encoding="utf-8")
+    assert "Changed since release 1.0.0 (equation): the change is not in a release yet." in page
+    releases = workspace.root / "docs" / "releases.yml"
+    releases.write_text(releases.read_text() + '- version: "1.1.0"\n  date: 2026-12-05\n  summary: Logs.\n')
+    (workspace.root / "CITATION.cff").write_text(
+        (workspace.root / "CITATION.cff").read_text().replace('"1.0.0"', '"1.1.0"').replace(
+            "2026-12-01", "2026-12-05"), encoding="utf-8")
+    bumped = workspace.build()
+    assert bumped.returncode != 0
+    assert "docs/cards/toy-entropy.md:5: the equation changed in release 1.1.0, but 'history' has no entry" \
+        in bumped.stdout + bumped.stderr
+    card.write_text(card_markdown(equation=CHANGED_EQUATION, history=[
+        {"release": "1.1.0", "date": "2026-12-04", "note": "Natural log, as in the source."}]),
+        encoding="utf-8")
+    fixed = workspace.build()
+    assert fixed.returncode == 0, fixed.stderr
+    site = workspace.root / "site"
+    page = re.sub(r"<[^>]+>", "", (site / "cards" / "toy-entropy" / "index.html").read_text(encoding="utf-8"))
+    assert ("Added in release 1.0.0 (2026-12-01) · Last changed in release 1.1.0 (2026-12-05): "
+            "equation.") in page
+    assert "1.1.0 (2026-12-04): Natural log, as in the source." in page
+    assert "version = {1.1.0}" in page and "note = {Release 1.1.0 (2026-12-05)}" in page
+    changelog = re.sub(r"<[^>]+>", "", (site / "changelog" / "index.html").read_text(encoding="utf-8"))
+    assert changelog.index("Release 1.1.0 (2026-12-05)") < changelog.index("Release 1.0.0 (2026-12-01)")
+    assert "Toy entropy: equation. Natural log, as in the source." in changelog
+    errata = re.sub(r"<[^>]+>", "", (site / "errata" / "index.html").read_text(encoding="utf-8"))
+    assert "2026-12-04, release 1.1.0: Toy entropy: Natural log, as in the source." in errata
+    assert json.loads((site / "releases" / "1.0.0.json").read_text())["release"]["version"] == "1.0.0"
+    exported = json.loads((site / "cards.json").read_text())
+    assert exported["release"] == "1.1.0"
+    assert exported["cards"][0]["release"] == {"added_in": "1.0.0", "last_changed_in": "1.1.0",
+                                               "unreleased_changes": [], "history": [
+                                                   {"release": "1.1.0", "date": "2026-12-04",
+                                                    "note": "Natural log, as in the source."}]}

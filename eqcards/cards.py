@@ -17,7 +17,15 @@ from .schema import (
     SYMBOL_KEYS,
     TOPIC_KEYS,
 )
-from .validate import FieldChecker, check_date, check_id, check_source_link, check_top_level, check_version
+from .validate import (
+    FieldChecker,
+    check_date,
+    check_id,
+    check_source_link,
+    check_top_level,
+    check_version,
+    yaml_list,
+)
 
 DEFAULT_TIMEOUT = 30
 
@@ -108,11 +116,7 @@ def _optional(c: FieldChecker, mapping: dict, at: tuple[str | int, ...], key: st
 
 def load_parts(path: Path) -> list[Part]:
     """Read the parts and their topics; their order in the file is the order on the site."""
-    data, lines = parse_yaml(path.read_text(encoding="utf-8"), path)
-    c = FieldChecker(path, lines)
-    if not isinstance(data, list) or not data:
-        raise CardError(path, "topics file must be a non-empty YAML list of parts "
-                        "{part, title, description, topics: [{id, title, description}]}", 1)
+    data, c = yaml_list(path, "parts {part, title, description, topics: [{id, title, description}]}")
     parts: list[Part] = []
     seen: set[str] = set()
     order = 0

@@ -7,12 +7,11 @@ from pathlib import Path
 
 from . import markup
 from .errors import CardError, CardErrors
-from .frontmatter import parse_yaml
 from .model import Source
 from .render import render_source
 from .runner import SnippetResult
 from .schema import SOURCE_KEYS
-from .validate import FieldChecker, check_id, check_source_link
+from .validate import FieldChecker, check_id, check_source_link, yaml_list
 
 NUMBER_KEYS = {"id": True, "label": True, "value": True, "unit": True, "kind": True, "note": True,
                "seed": True, "sources": True, "card": False, "snippet": False}
@@ -43,10 +42,7 @@ class NumberEntry:
 
 def load_numbers(path: Path, seed_entries: set[str], card_ids: set[str],
                  snippets_dir: Path) -> list[NumberEntry]:
-    data, lines = parse_yaml(path.read_text(encoding="utf-8"), path)
-    c = FieldChecker(path, lines)
-    if not isinstance(data, list):
-        raise CardError(path, "numbers file must be a YAML list of entries", 1)
+    data, c = yaml_list(path, "entries", empty=True)
     entries: list[NumberEntry] = []
     errors: list[CardError] = []
     for i, item in enumerate(data):

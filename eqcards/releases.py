@@ -22,10 +22,9 @@ from typing import Any
 import yaml
 
 from .errors import CardError, CardErrors
-from .frontmatter import parse_yaml
 from .model import Card
 from .schema import RELEASE_KEYS
-from .validate import FieldChecker, check_date, check_version
+from .validate import check_date, check_version, yaml_list
 
 # The fields whose change a reader citing the card must know of, in the order they are named.
 TRACKED = ("equation", "symbols", "sources")
@@ -198,11 +197,7 @@ def load_releases(path: Path) -> ReleaseBook:
     without the file has no releases. Raises CardErrors naming the file and line."""
     if not path.is_file():
         return ReleaseBook([], {}, path)
-    data, lines = parse_yaml(path.read_text(encoding="utf-8"), path)
-    c = FieldChecker(path, lines)
-    if not isinstance(data, list) or not data:
-        raise CardError(path, "releases file must be a non-empty YAML list of "
-                        "{version: \"1.0.0\", date: YYYY-MM-DD, summary: ...}, oldest first", 1)
+    data, c = yaml_list(path, '{version: "1.0.0", date: YYYY-MM-DD, summary: ...}, oldest first')
     releases: list[Release] = []
     for i, item in enumerate(data):
         r = c.mapping(item, (i,), RELEASE_KEYS)
@@ -227,4 +222,4 @@ def load_releases(path: Path) -> ReleaseBook:
             errors.append(CardError(snap, f"unreadable release snapshot: {exc}"))
     if errors:
         raise CardErrors(errors)
-    return ReleaseBook(releases, frozen, path, lines)
+    return ReleaseBook(releases, frozen, path, c.lines)

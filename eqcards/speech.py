@@ -305,10 +305,12 @@ def _say(node: Node) -> str:
         if kind == "msub" and _large(base):
             return f"{_say(base)} over {_say(script)}"
         return f"{_say(base)} {_script(base, kind[1:], script)}"
-    if kind == "msubsup" and len(kids) == 3:
+    if kind in {"msubsup", "munderover"} and len(kids) == 3:
         base, low, high = kids[0], *_by_height(kids[1:])
         if _large(base):
             return f"{_say(base)} from {_say(low)} to {_say(high)} of"
+        if kind == "munderover":
+            return f"{_say(base)} under {_say(low)} over {_say(high)}"
         return f"{_say(base)} {_script(base, 'sub', low)} {_script(base, 'sup', high)}"
     if kind in {"munder", "mover"} and len(kids) == 2:
         base, mark = kids
@@ -324,11 +326,6 @@ def _say(node: Node) -> str:
             return f"{_say(base)} over {_say(mark)}"
         where = "under" if kind == "munder" else "with, above it,"
         return f"{_say(base)} {where} {_say(mark)}"
-    if kind == "munderover" and len(kids) == 3:
-        base, low, high = kids[0], *_by_height(kids[1:])
-        if _large(base):
-            return f"{_say(base)} from {_say(low)} to {_say(high)} of"
-        return f"{_say(base)} under {_say(low)} over {_say(high)}"
     if kind == "mtable":
         rows = [_say(row) for row in kids]
         return "; ".join(f"case {n}: {row}" if len(rows) > 1 else row

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CardError
-from .frontmatter import Lines
+from .frontmatter import Lines, parse_yaml
 from .schema import (
     ARXIV_PATTERN,
     CARD_FIELDS,
@@ -65,6 +65,15 @@ class FieldChecker:
         if not isinstance(value, list) or not value:
             raise self.fail(at, f"'{at[-1]}' must be a non-empty list")
         return [self.mapping(v, (*at, i), keys) for i, v in enumerate(value)]
+
+
+def yaml_list(path: Path, shape: str, *, empty: bool = False) -> tuple[list[Any], FieldChecker]:
+    """A YAML file that holds a list (the topics, the numbers, the releases) and a checker for its
+    items; anything else is one error at line 1 saying what the list holds."""
+    data, lines = parse_yaml(path.read_text(encoding="utf-8"), path)
+    if not isinstance(data, list) or not (data or empty):
+        raise CardError(path, f"{path.name} must be a {'' if empty else 'non-empty '}YAML list of {shape}", 1)
+    return data, FieldChecker(path, lines)
 
 
 def check_top_level(data: Any, path: Path, lines: Lines) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Advantage-weighted regression: pi* proportional to mu exp(A / beta) maximizes E_pi[A] - beta KL(pi || mu)
 (numerical maximization over the simplex); minimizing the AWR loss over a tabular softmax policy with data
-drawn from mu (exact proportions) recovers that pi*, also jointly over two states with different Z(s); the weight clip acts only above w_max; beta -> infinity
-is plain behaviour cloning."""
+drawn from mu (exact proportions) recovers that pi*, also jointly over two states with different Z(s);
+the weight clip acts only above w_max; beta -> infinity is plain behaviour cloning."""
 
 import numpy as np
 from cardcheck import check_close, check_true

@@ -56,7 +56,8 @@ def phi_raw(s):
     return s
 
 
-# 1. Reward = eta * forward loss (the forward loss L_F carries the same 1/2 ||.||^2); the gradient matches finite differences.
+# 1. Reward = eta * forward loss (the forward loss L_F carries the same 1/2 ||.||^2); the gradient
+#    matches finite differences.
 s, a, s2 = transitions(40, np.zeros(2))
 F = rng.normal(size=(2 + 4 + 1, 2))
 ps, ps2 = phi_controllable(s), phi_controllable(s2)

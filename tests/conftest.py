@@ -134,3 +134,24 @@ def job(snippets: Path, name: str, source: str, timeout: int = 30) -> SnippetJob
     path = snippets / f"{name}.py"
     path.write_text(source, encoding="utf-8")
     return SnippetJob(name, snippets.parent / "cards" / f"{name}.md", path, timeout)
+
+
+def run_notebook(notebook: dict, folder: Path) -> subprocess.CompletedProcess:
+    """Run a notebook's code cells in order in a fresh Python, as Jupyter would: `%%writefile`
+    writes its file, other magics (`%matplotlib inline`) are display-only. PYTHONPATH is dropped,
+    so only what the notebook writes and the installed libraries can be imported."""
+    script = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        if source.startswith("%%writefile "):
+            name, _, body = source.partition("\n")
+            (folder / name.split()[1]).write_text(body, encoding="utf-8")
+            continue
+        script.append("\n".join(line for line in source.splitlines() if not line.startswith("%")))
+    (folder / "notebook.py").write_text("\n\n".join(script) + "\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    env["MPLBACKEND"] = "Agg"
+    return subprocess.run([sys.executable, "-E", "-s", "notebook.py"], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=300)

@@ -4,14 +4,11 @@ it is, and a broken step that stops the build at its cell."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Project
+from conftest import ROOT, Project, run_notebook
 
 from eqcards.examples import load_examples
 
@@ -57,26 +54,6 @@ def test_each_card_lists_the_examples_that_use_it(built_site: Path) -> None:
             assert f'href="../../examples/{example.slug}/"' in page, (card_id, example.slug)
 
 
-def run_as_downloaded(notebook: dict, folder: Path) -> subprocess.CompletedProcess:
-    """Run a notebook's code cells in order in a fresh Python, as Jupyter would: `%%writefile`
-    writes its file, `%matplotlib inline` is display-only. Nothing of the project is importable."""
-    script = []
-    for cell in notebook["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        source = "".join(cell["source"])
-        if source.startswith("%%writefile "):
-            name, _, body = source.partition("\n")
-            (folder / name.split()[1]).write_text(body, encoding="utf-8")
-            continue
-        script.append("\n".join(line for line in source.splitlines() if not line.startswith("%matplotlib")))
-    (folder / "notebook.py").write_text("\n\n".join(script) + "\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    env["MPLBACKEND"] = "Agg"
-    return subprocess.run([sys.executable, "-E", "-s", "notebook.py"], cwd=folder, env=env,
-                          capture_output=True, text=True, timeout=300)
-
-
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.slug for e in EXAMPLES])
 def test_the_downloaded_notebook_runs_as_it_is(built_site: Path, example, tmp_path: Path) -> None:
     notebook = json.loads((built_site / "examples" / "downloads" / f"{example.slug}.ipynb").read_text())
@@ -85,7 +62,7 @@ def test_the_downloaded_notebook_runs_as_it_is(built_site: Path, example, tmp_pa
     assert any(c["outputs"] for c in code)  # executed: it carries the build's outputs
     text = json.dumps(notebook)
     assert "../../cards/" not in text  # card links point at the site, not at a relative path
-    result = run_as_downloaded(notebook, tmp_path)
+    result = run_notebook(notebook, tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "PASS " in result.stdout and "FAIL" not in result.stdout
 

@@ -3,32 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from conftest import ROOT, card_markdown
+from conftest import ROOT, card_markdown, run_notebook
 
 from eqcards.cards import parse_card
 from eqcards.notebook import helper_sources, snippet_notebook
-
-
-def run_notebook_like_jupyter(notebook: dict, workdir: Path) -> subprocess.CompletedProcess:
-    """Execute the code cells in order: %%writefile cells write their file, others run."""
-    script = []
-    for cell in notebook["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        source = "".join(cell["source"])
-        if source.startswith("%%writefile "):
-            name, _, body = source.partition("\n")
-            (workdir / name.split()[1]).write_text(body, encoding="utf-8")
-        else:
-            script.append("\n".join(line for line in source.splitlines() if not line.startswith("%")))
-    (workdir / "notebook.py").write_text("\n".join(script), encoding="utf-8")
-    return subprocess.run([sys.executable, "notebook.py"], cwd=workdir, capture_output=True, text=True,
-                          env={**os.environ, "MPLBACKEND": "Agg"}, timeout=120)
 
 
 def test_notebook_of_a_real_card_runs_on_its_own(tmp_path: Path) -> None:
@@ -41,7 +21,7 @@ def test_notebook_of_a_real_card_runs_on_its_own(tmp_path: Path) -> None:
     notebook = json.loads(text)
     assert notebook["nbformat"] == 4 and notebook["cells"][0]["cell_type"] == "markdown"
     assert {c["id"] for c in notebook["cells"]} == {f"cell-{i}" for i in range(len(notebook["cells"]))}
-    result = run_notebook_like_jupyter(notebook, tmp_path)
+    result = run_notebook(notebook, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "PASS  KL(P||Q) vs scipy.special.rel_entr" in result.stdout
 

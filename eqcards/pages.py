@@ -6,10 +6,12 @@ from . import markup
 from .changelog import render_history_changes
 from .cheatsheet import cards_by_topic
 from .model import Card, Part, Topic
+from .releases import Release
 
 HOME_PLACEHOLDER = "<!-- eqcards:topics -->"
 NUMBERS_PLACEHOLDER = "<!-- eqcards:numbers -->"
 COVERAGE_PLACEHOLDER = "<!-- eqcards:coverage -->"
+RELEASE_PLACEHOLDER = "<!-- eqcards:release -->"
 NUMBERS_LINK = ("- [Numbers](numbers.md): values worth knowing by heart, with units and sources, "
                 "computed where possible.")
 
@@ -142,9 +144,18 @@ def render_coverage(realizers: Realizers, seed_keys: list[str], topics: list[Top
     return "\n".join(out)
 
 
+def render_release_line(release: Release | None) -> str:
+    """Which release the site is, for the home page; nothing when it has none."""
+    if release is None:
+        return ""
+    return (f"This is **release {release.version}** of {release.date}; the [changelog](changelog.md) "
+            "lists what each release added and changed.")
+
+
 def render_home(template: str, cards: list[Card], parts: list[Part], has_numbers: bool,
-                seed_keys: list[str], realizers: Realizers) -> str:
+                seed_keys: list[str], realizers: Realizers, release: Release | None = None) -> str:
     return (template.replace(HOME_PLACEHOLDER, render_topic_list(cards, parts))
+            .replace(RELEASE_PLACEHOLDER, render_release_line(release))
             .replace(COVERAGE_PLACEHOLDER, render_coverage_summary(cards, realizers, seed_keys, has_numbers))
             .replace(NUMBERS_PLACEHOLDER, NUMBERS_LINK if has_numbers else ""))
 

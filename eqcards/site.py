@@ -229,7 +229,8 @@ class CardSite:
 
     def home_page(self, template: str) -> str:
         return render_home(template, self.cards, self.parts, has_numbers=bool(self.numbers),
-                           seed_keys=self.seed_keys(), realizers=self.realizers())
+                           seed_keys=self.seed_keys(), realizers=self.realizers(),
+                           release=self.releases.current)
 
     def realizers(self) -> Realizers:
         """Each seed entry with the cards and numbers that realize it."""

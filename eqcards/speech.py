@@ -136,6 +136,7 @@ def _large(node: Node) -> bool:
 
 def _script(base: Node, kind: str, script: Node) -> str:
     said = _say(script).strip()
+    said = said.removeprefix("is ")  # x_{<t}: "x sub less than t", not "sub is less than"
     if kind == "sup":
         if said in POWERS:
             return POWERS[said]

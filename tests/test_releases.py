@@ -14,6 +14,7 @@ from eqcards.changelog import render_card_history, render_changelog, render_hist
 from eqcards.citation import Edition, bibtex, highwire_meta, plain_citation
 from eqcards.errors import CardError, CardErrors
 from eqcards.model import Card
+from eqcards.pages import render_home
 from eqcards.releases import Release, ReleaseBook, load_releases, snapshot_json
 
 EDITION = Edition("Equation Cards", "https://cards.example.org/", "2026-12-09")
@@ -264,3 +265,10 @@ def test_the_errata_page_lists_every_recorded_change_newest_first(tmp_path: Path
                       "- 2026-12-10, release 1.1.0: [Other](cards/toy-b.md): Fix of $x$.",
                       "- 2026-12-04, release 1.1.0: [Toy entropy](cards/toy-entropy.md): First fix."]
     assert "No card has changed since it was released." in render_history_changes([card(tmp_path)])
+
+
+def test_the_home_page_names_the_release_when_there_is_one() -> None:
+    template = "# Home\n\n<!-- eqcards:release -->\n"
+    assert "This is **release 1.1.0** of 2026-12-05; the [changelog](changelog.md)" in \
+        render_home(template, [], [], has_numbers=False, seed_keys=[], realizers={}, release=R2)
+    assert "release" not in render_home(template, [], [], has_numbers=False, seed_keys=[], realizers={})

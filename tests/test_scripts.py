@@ -250,6 +250,8 @@ def test_a_release_bump_after_an_equation_change_fails_the_build_until_the_card_
     changelog = re.sub(r"<[^>]+>", "", (site / "changelog" / "index.html").read_text(encoding="utf-8"))
     assert changelog.index("Release 1.1.0 (2026-12-05)") < changelog.index("Release 1.0.0 (2026-12-01)")
     assert "Toy entropy: equation. Natural log, as in the source." in changelog
+    home = re.sub(r"<[^>]+>", "", (site / "index.html").read_text(encoding="utf-8"))
+    assert "This is release 1.1.0 of 2026-12-05" in home
     errata = re.sub(r"<[^>]+>", "", (site / "errata" / "index.html").read_text(encoding="utf-8"))
     assert "2026-12-04, release 1.1.0: Toy entropy: Natural log, as in the source." in errata
     assert json.loads((site / "releases" / "1.0.0.json").read_text())["release"]["version"] == "1.0.0"

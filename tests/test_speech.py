@@ -61,6 +61,7 @@ CASES = [
      "h sub parallel plus fraction, partial L, over partial E, end fraction, evaluated at x equals 0, "
      "plus R at k"),
     (r"z = \text{logits of \texttt{Query:} } q", "z equals logits of Query: q"),
+    (r"p(x_t \mid x_{<t})", "p open paren x sub t given x sub less than t, end sub, close paren"),
     # A bar after an operator opens; it does not separate the operator from a term.
     (r"\max_m |a - b|", "max over m the absolute value of a minus b end absolute value"),
     (r"\left( \frac{a}{b} \right)^{2}", "open paren a over b close paren squared"),

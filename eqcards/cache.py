@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from .files import write_atomically
 
 
 class ResultCache:
@@ -47,19 +47,8 @@ class ResultCache:
 
     def put(self, key: str, payload: dict[str, Any]) -> None:
         """Write to a temporary file in the same folder, then rename: readers never see half a file."""
-        target = self._path(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
         envelope = {"key": key, "sha256": _checksum(payload), "payload": payload}
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(envelope, handle, sort_keys=True)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(self._path(key), json.dumps(envelope, sort_keys=True), prefix=".tmp-")
 
 
 def _checksum(payload: Any) -> str:

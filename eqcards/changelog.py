@@ -99,9 +99,9 @@ def _release_section(release: Release, book: ReleaseBook, added: list[Card],
 
 def render_card_history(card: Card, record: CardRecord) -> list[str]:
     """A card page's History section: added in, last changed in, and each recorded change."""
-    out = ["## History { data-search-exclude }", ""]
     if record.current is None:
         return []
+    out = ["## History { data-search-exclude }", ""]
     if record.added_in is None:
         out += [f"Added after release {record.current.version}: not in a release yet.", ""]
     else:

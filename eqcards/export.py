@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from typing import Any
 
 from .model import Card
@@ -28,7 +27,7 @@ def card_records(cards: list[Card], results: dict[str, SnippetResult], site_url:
         records.append({
             "id": card.id, "title": card.title, "topic": card.topic, "equation": card.equation,
             "summary": card.summary, "aliases": card.aliases, "tags": card.tags,
-            "sources": [{k: v for k, v in asdict(s).items() if v is not None} for s in card.sources],
+            "sources": [s.record() for s in card.sources],
             "related": card.related, "seeds": card.seeds,
             "url": site_url.rstrip("/") + "/" + card.url if site_url else "/" + card.url,
             "snippet": f"snippets/{card.snippet}",

@@ -177,7 +177,7 @@ class LiveSite:
         self._settle()
         self.site.set_cards(self._renderable())
         self._site_problems += [Problem(SITE, self._located(e)) for e in
-                                self.releases.site_problems(self.site.cards, settings.root / "CITATION.cff")]
+                                self.releases.site_problems(settings.root / "CITATION.cff")]
         try:
             if settings.numbers_file.is_file():
                 self.site.numbers = load_numbers(settings.numbers_file, self.seeds, set(self._good),

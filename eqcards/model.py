@@ -24,6 +24,10 @@ class Source:
     url: str | None = None
     locator: str | None = None  # equation or section number inside the source
 
+    def record(self) -> dict[str, str | int]:
+        """The source as exported and frozen in releases: its fields that are set."""
+        return {k: v for k, v in vars(self).items() if v is not None}
+
     @property
     def link(self) -> str:
         """The most permanent link we have: DOI, then arXiv, then URL."""

@@ -11,12 +11,12 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .files import write_atomically
 
 LEDGER_NAME = "mutation-scores.json"
 LEDGER_FORMAT = 1
@@ -133,17 +133,7 @@ def update_ledger(path: Path, entries: dict[str, dict[str, Any]], lock_dir: Path
         if keep is not None:
             cards = {k: v for k, v in cards.items() if k in keep}
         text = format_json({"format": LEDGER_FORMAT, "cards": dict(sorted(cards.items()))}) + "\n"
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(path, text)
 
 
 def format_json(value: Any, indent: int = 0) -> str:

@@ -52,7 +52,7 @@ def card_content(card: Card) -> dict[str, Any]:
         "title": card.title,
         "equation": card.equation,
         "symbols": [{"symbol": s.symbol, "meaning": s.meaning} for s in card.symbols],
-        "sources": [{k: v for k, v in vars(s).items() if v is not None} for s in card.sources],
+        "sources": [s.record() for s in card.sources],
     }
 
 
@@ -162,7 +162,7 @@ class ReleaseBook:
                     f"{self.current.version if self.current else 'none'})"), card.line_of("history", i)))
         return errors
 
-    def site_problems(self, cards: list[Card], citation_cff: Path | None = None) -> list[CardError]:
+    def site_problems(self, citation_cff: Path | None = None) -> list[CardError]:
         """Problems of the releases themselves: a release before the newest that was never frozen,
         a snapshot of no declared release, CITATION.cff naming another release."""
         errors = []
@@ -186,6 +186,13 @@ class ReleaseBook:
                     f"is release {self.current.version} of {self.current.date} (docs/releases.yml): "
                     f"set version: \"{self.current.version}\" and date-released: {self.current.date}")))
         return errors
+
+
+def release_problems(book: ReleaseBook, cards: list[Card],
+                     citation_cff: Path | None = None) -> list[CardError]:
+    """Everything the releases and the cards' histories say wrongly of each other (CITATION.cff
+    included when given)."""
+    return book.site_problems(citation_cff) + [e for c in cards for e in book.problems(c)]
 
 
 def _names(fields: tuple[str, ...]) -> str:

@@ -31,7 +31,7 @@ from .pages import (
     render_topic_page,
     seed_realizers,
 )
-from .releases import CardRecord, ReleaseBook, load_releases
+from .releases import CardRecord, ReleaseBook, load_releases, release_problems
 from .render import figure_uri, render_card
 from .runner import RunReport, SnippetJob, run_snippets
 from .search import rewrite_index
@@ -256,8 +256,3 @@ class CardSite:
         if path.parent == Path("cards") and path.suffix == ".md" and path.stem in self._by_id:
             return path.stem
         return None
-
-
-def release_problems(releases: ReleaseBook, cards: list[Card], citation_cff: Path) -> list:
-    """What the releases and the cards' histories say wrongly of each other (eqcards.releases)."""
-    return releases.site_problems(cards, citation_cff) + [e for c in cards for e in releases.problems(c)]

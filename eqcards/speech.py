@@ -118,19 +118,14 @@ def _is_brace(node: Node) -> bool:
 
 def _braced_base(node: Node) -> Node | None:
     """`x` when `node` is x drawn with an over- or underbrace (the label comes one level up)."""
-    inner = node
-    while inner.kind in {"TeXAtom", "mrow"} and len(inner.children) == 1:
-        inner = inner.children[0]
+    inner = _unwrapped(node)[-1]
     if inner.kind in {"munder", "mover"} and len(inner.children) == 2 and _is_brace(inner.children[1]):
         return inner.children[0]
     return None
 
 
 def _large(node: Node) -> bool:
-    inner = node
-    while inner.kind in {"TeXAtom", "mrow", "mstyle"} and len(inner.children) == 1:
-        inner = inner.children[0]
-    spoken = _say(inner).strip()
+    spoken = _say(_unwrapped(node)[-1]).strip()
     return spoken in LARGE or spoken.startswith("arg ")
 
 
@@ -162,9 +157,10 @@ CLOSING_TEX = re.compile(r"\\(?:rvert|rVert|right|[bB]igg?r)\b|\\[bB]igg?r(?=[|\
 
 
 def _unwrapped(node: Node) -> list[Node]:
-    """The node and the single children it wraps (TeXAtom and mrow of one child), outermost first."""
+    """The node and the single children it wraps (TeXAtom, mrow and mstyle of one child), outermost
+    first."""
     chain = [node]
-    while chain[-1].kind in {"TeXAtom", "mrow"} and len(chain[-1].children) == 1:
+    while chain[-1].kind in {"TeXAtom", "mrow", "mstyle"} and len(chain[-1].children) == 1:
         chain.append(chain[-1].children[0])
     return chain
 

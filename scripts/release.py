@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 import yaml
@@ -24,10 +22,10 @@ import yaml
 from eqcards.cards import load_cards, load_parts
 from eqcards.config import Settings
 from eqcards.errors import CardError, CardErrors
-from eqcards.releases import Release, ReleaseBook, load_releases, snapshot_json, version_key
+from eqcards.files import write_atomically
+from eqcards.releases import Release, ReleaseBook, load_releases, release_problems, snapshot_json, version_key
 from eqcards.schema import VERSION_PATTERN
 from eqcards.seeds import read_index
-from eqcards.site import release_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,7 +63,7 @@ def main() -> None:
         release = declared
     cff = settings.root / "CITATION.cff"
     cff_text = named_in_citation(cff.read_text(encoding="utf-8"), release)
-    problems = [e for e in release_problems(book, cards, cff) if e.path != cff]
+    problems = release_problems(book, cards)  # CITATION.cff is written below, naming the release
     if problems:
         sys.exit(f"release {release.version} is not cut, nothing was changed:\n"
                  + "\n".join(str(e) for e in problems))
@@ -74,7 +72,7 @@ def main() -> None:
     if declared is None:
         writes[settings.releases_file] = declared_in(settings.releases_file, release)
     for path, text in writes.items():
-        write_whole(path, text)
+        write_atomically(path, text)
     added = sum(1 for c in cards if book.record(c).added_in == release)
     changed = sum(1 for c in cards for ch in book.record(c).changes if ch.release == release)
     print(f"release {release.version} of {release.date}: {len(cards)} cards, {added} added, "
@@ -100,18 +98,6 @@ def named_in_citation(text: str, release: Release) -> str:
         if not found:
             text = text.rstrip("\n") + "\n" + line + "\n"
     return text
-
-
-def write_whole(path: Path, text: str) -> None:
-    """Write through a temporary file renamed over the target: never half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    umask = os.umask(0)
-    os.umask(umask)
-    os.fchmod(handle, 0o666 & ~umask)  # as any file the user writes, not mkstemp's owner-only mode
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.write(text)
-    os.replace(temporary, path)
 
 
 if __name__ == "__main__":

@@ -292,7 +292,7 @@ def test_a_failed_write_leaves_the_ledger_whole(tmp_path: Path, monkeypatch: pyt
 
     def broken(*args: object) -> None:
         raise OSError("disk full")
-    monkeypatch.setattr("eqcards.mutation_ledger.os.replace", broken)
+    monkeypatch.setattr("eqcards.files.os.replace", broken)
     with pytest.raises(OSError):
         update_ledger(ledger, {"b": _entry(snippet, tmp_path, ["killed"])}, tmp_path)
     assert ledger.read_text() == before

@@ -180,16 +180,15 @@ def test_a_bad_history_entry_is_refused_at_its_line(tmp_path: Path, entry: dict,
 
 
 def test_site_problems_name_a_lost_snapshot_a_stray_one_and_a_stale_citation_cff(tmp_path: Path) -> None:
-    old = card(tmp_path)
     cff = tmp_path / "CITATION.cff"
     cff.write_text('cff-version: 1.2.0\nversion: "1.0.0"\ndate-released: 2026-12-01\n')
     lost = ReleaseBook([R1, R2], {})
-    assert any("release 1.0.0 was never frozen" in e.message for e in lost.site_problems([old], cff))
+    assert any("release 1.0.0 was never frozen" in e.message for e in lost.site_problems(cff))
     stray = ReleaseBook([R1], {"1.0.0": {}, "2.0.0": {}}, tmp_path / "releases.yml")
-    assert [e.message for e in stray.site_problems([old])] == [
+    assert [e.message for e in stray.site_problems()] == [
         "snapshot of release 2.0.0, which releases.yml does not declare"]
-    assert ReleaseBook([R1], {"1.0.0": {}}).site_problems([old], cff) == []
-    [stale] = ReleaseBook([R1, R2], {"1.0.0": {}}).site_problems([old], cff)
+    assert ReleaseBook([R1], {"1.0.0": {}}).site_problems(cff) == []
+    [stale] = ReleaseBook([R1, R2], {"1.0.0": {}}).site_problems(cff)
     assert stale.path == cff
     assert "names release 1.0.0 of 2026-12-01, but the site is release 1.1.0" in stale.message
 

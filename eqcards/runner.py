@@ -7,7 +7,7 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -92,9 +92,12 @@ def _relative(path: Path, root: Path | None) -> str:
 def run_snippets(jobs: Iterable[SnippetJob], snippets_dir: Path, cache: ResultCache | None,
                  workers: int | None = None,
                  on_done: Callable[[SnippetResult], None] | None = None,
-                 check_determinism: bool = False) -> RunReport:
+                 check_determinism: bool = False,
+                 environment: Mapping[str, str | None] | None = None) -> RunReport:
     """Serve every job from the cache or run it; only successes are written back.
-    With check_determinism, each job that runs runs twice and a changing result is a failure."""
+    With check_determinism, each job that runs runs twice and a changing result is a failure.
+    `environment` changes the snippets' environment on top of SNIPPET_ENV (None unsets a variable):
+    a cache given with it must be one for that environment alone (eqcards.portability)."""
     report = RunReport(results={})
     pending: list[tuple[SnippetJob, str]] = []
     for job in jobs:
@@ -115,7 +118,7 @@ def run_snippets(jobs: Iterable[SnippetJob], snippets_dir: Path, cache: ResultCa
     workers = workers or os.cpu_count() or 1
     outcomes: dict[str, SnippetResult] = {}
     # One server per build, started only if something runs; children are forked from it.
-    with snippet_server(snippets_dir, unique.values()) as server, \
+    with snippet_server(snippets_dir, unique.values(), environment) as server, \
             ThreadPoolExecutor(max_workers=max(1, min(workers, len(unique) or 1))) as pool:
         one_run = partial(run_snippet, server=server)
         run = partial(run_twice, one_run) if check_determinism else one_run
@@ -187,10 +190,17 @@ def verdict(result: SnippetResult) -> SnippetResult:
     return result if problem is None else replace(result, ok=False, traceback="", **problem)
 
 
-def snippet_server(snippets_dir: Path, jobs: Iterable[SnippetJob]) -> ForkServer:
+def snippet_server(snippets_dir: Path, jobs: Iterable[SnippetJob],
+                   environment: Mapping[str, str | None] | None = None) -> ForkServer:
     """A (not yet started) fork server for these jobs: the snippet environment, and their imports
-    of numpy, scipy and matplotlib loaded up front."""
+    of numpy, scipy and matplotlib loaded up front. The BLAS kernel and thread count are fixed when
+    the server imports numpy, so every child forked from it runs under `environment`'s."""
     env = {**os.environ, **SNIPPET_ENV}
+    for name, value in (environment or {}).items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT), env.get("PYTHONPATH")]))
     return ForkServer(snippets_dir, env, preload_modules(j.snippet_path for j in jobs))
 

@@ -68,7 +68,14 @@ check_close("logits scaled to ~1000 (exp overflows): still equal to log_softmax"
             cbow_log_probs(300 * v_in, u_out, ctx), log_softmax(u_out @ (300 * h_loop)), rtol=1e-10)
 
 # 3. Gradients by central finite differences; the context holds "the" twice, so its gradient adds up.
-def fd(f, x, h=1e-6):
+# The tolerance comes from the difference quotient itself, not from one machine: each loss is computed
+# with a rounding error of a few dozen ulps of its size (a dot product, a log-sum-exp; how many depends
+# on the BLAS kernel's summation order), and (f(x+h) - f(x-h)) / 2h divides that error by h. With 64 ulps
+# of |loss| that is fd_rounding below; the truncation error, h^2 |f'''| / 6 ~ 1e-12, is far smaller.
+H_FD = 1e-6
+
+
+def fd(f, x, h=H_FD):
     g = np.zeros_like(x)
     for i in np.ndindex(x.shape):
         e = np.zeros_like(x)
@@ -77,17 +84,23 @@ def fd(f, x, h=1e-6):
     return g
 
 
+def fd_rounding(loss: float, h: float = H_FD) -> float:
+    return 64 * np.finfo(float).eps * abs(loss) / h
+
+
 target = ids[2]
 g_in, g_out = cbow_grads(v_in, u_out, ctx, target)
+tol = fd_rounding(cbow_loss(v_in, u_out, ctx, target))
 check_close("d loss / d V_in vs finite differences (repeated context word)", g_in,
-            fd(lambda x: cbow_loss(x, u_out, ctx, target), v_in), rtol=1e-6, atol=1e-10)
+            fd(lambda x: cbow_loss(x, u_out, ctx, target), v_in), rtol=1e-6, atol=tol)
 check_close("d loss / d U_out vs finite differences", g_out,
-            fd(lambda x: cbow_loss(v_in, x, ctx, target), u_out), rtol=1e-6, atol=1e-10)
+            fd(lambda x: cbow_loss(v_in, x, ctx, target), u_out), rtol=1e-6, atol=tol)
 short = [ids[1]]                                # an edge window with a single context word
 g_in, g_out = cbow_grads(v_in, u_out, short, ids[0])
 check_close("single-word context: gradients vs finite differences", np.concatenate([g_in, g_out]),
             np.concatenate([fd(lambda x: cbow_loss(x, u_out, short, ids[0]), v_in),
-                            fd(lambda x: cbow_loss(v_in, x, short, ids[0]), u_out)]), rtol=1e-6, atol=1e-10)
+                            fd(lambda x: cbow_loss(v_in, x, short, ids[0]), u_out)]), rtol=1e-6,
+            atol=fd_rounding(cbow_loss(v_in, u_out, short, ids[0])))
 
 # 4. Full-batch gradient descent on the toy corpus lowers the average loss steadily.
 examples = [([idx[s[j]] for j in context_positions(len(s), t, m)], idx[s[t]]) for s in sents

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: venv build serve test lint cheatsheet clean bench mutants
+.PHONY: venv build serve test lint cheatsheet clean bench mutants portability
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
@@ -32,9 +32,16 @@ serve: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check eqcards overrides scripts snippets tests
+	$(BIN)/actionlint .github/workflows/*.yml
 
+# In parallel on every core (pytest-xdist; the workers share one build of the site), then the 15
+# slowest tests, so the next person sees where the time goes.
 test: lint $(NODE_STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist worksteal --durations=15
+
+# Every snippet under other BLAS kernels and thread counts (make test runs this too, as a test).
+portability: $(STAMP)
+	$(BIN)/python scripts/portability.py
 
 BENCH_STAMP := $(VENV)/.bench-stamp
 $(BENCH_STAMP): $(STAMP) requirements-bench.txt

@@ -12,9 +12,16 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync"]
 
 
+# Where a macOS runner (or a Mac) keeps Chrome or Chromium: neither is on its PATH.
+MACOS_BROWSERS = ("/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+                  "/Applications/Chromium.app/Contents/MacOS/Chromium")
+
+
 def chromium_executable() -> str | None:
     """Debian's Chromium when installed (.ci/run installs it); else a Chrome or Chromium on PATH,
-    as on hosted CI images without Debian's package; else None, Playwright's own build."""
+    as on hosted CI images without Debian's package, or in a Mac's Applications; else None,
+    Playwright's own build."""
     if Path(DEBIAN_CHROMIUM).exists():
         return DEBIAN_CHROMIUM
-    return next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+    on_path = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+    return on_path or next((p for p in MACOS_BROWSERS if Path(p).exists()), None)

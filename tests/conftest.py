@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -107,16 +108,37 @@ def project(tmp_path: Path) -> Project:
     return make_project(tmp_path / "project")
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real site, built once per test session from the real cards. Every snippet that is not
-    served from the cache runs twice and must give the same result (all of them on a fresh clone)."""
-    out = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "EQCARDS_CHECK_DETERMINISM": "1"}
-    result = subprocess.run([str(MKDOCS), "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
-                            env=env, capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stdout + result.stderr
+def build_once(folder: Path, env_changes: dict[str, str] | None = None) -> Path:
+    """The real site, built into `folder`/site by the first test process that asks; the others (pytest-xdist
+    workers of the same run) wait for it and share it. A failed build is recorded, so each of them
+    reports the same failure at once instead of building again."""
+    out, done, failed = folder / "site", folder / "site.done", folder / "site.failed"
+    with open(folder / "site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists() and not failed.exists():
+            env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env_changes or {})}
+            result = subprocess.run([str(MKDOCS), "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
+                                    env=env, capture_output=True, text=True, timeout=1200)
+            if result.returncode == 0:
+                done.touch()
+            else:
+                failed.write_text(result.stdout + result.stderr, encoding="utf-8")
+    assert not failed.exists(), failed.read_text(encoding="utf-8")
     return out
+
+
+@pytest.fixture(scope="session")
+def shared_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder shared by every worker of this test run (each xdist worker has its own basetemp below it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def built_site(shared_tmp: Path) -> Path:
+    """The real site, built once per test run from the real cards. Every snippet that is not
+    served from the cache runs twice and must give the same result (all of them on a fresh clone)."""
+    return build_once(shared_tmp, {"EQCARDS_CHECK_DETERMINISM": "1"})
 
 
 @pytest.fixture

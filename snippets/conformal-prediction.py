@@ -2,16 +2,27 @@
 quantile, prediction sets, and coverage >= 1 - alpha by simulation (exactly k/(n+1) for continuous
 scores), for raw scores and for a 10-class classifier."""
 
+import math
+from fractions import Fraction
+
 import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
 
 
 # --- formula ---
-def conformal_quantile(scores: np.ndarray, alpha: float) -> float:
+def conformal_index(n: int, alpha) -> int:
+    """k = ceil((n+1)(1-alpha)) in exact rational arithmetic. alpha is read as the decimal it is written
+    as (0.18 means 18/100, not the binary float nearest to it), so the ceiling cannot be pushed up by a
+    rounding error of (n+1)(1-alpha) in floating point."""
+    a = Fraction(str(alpha))
+    return math.ceil((n + 1) * (1 - a))
+
+
+def conformal_quantile(scores: np.ndarray, alpha) -> float:
     """q^ = the ceil((n+1)(1-alpha))-th smallest calibration score; +inf when that index exceeds n."""
     n = len(scores)
-    k = int(np.ceil((n + 1) * (1 - alpha)))
+    k = conformal_index(n, alpha)
     if k > n:
         return np.inf
     return float(np.sort(scores)[k - 1])
@@ -35,6 +46,17 @@ check_true("n = 4, alpha = 0.1: index 5 > n, so q^ = inf (every label is in the 
            conformal_quantile(np.arange(1.0, 5.0), 0.1) == np.inf)
 check_close("order of the calibration scores does not matter",
             conformal_quantile(rng.permutation(np.arange(1.0, 100.0)), 0.2), 80.0)
+
+# 1b. Exact arithmetic: n = 149, alpha = 0.18 gives (n+1)(1-alpha) = 150 * 82/100 = 123 exactly, so k = 123.
+#    In floats, 150 * (1 - 0.18) comes out a hair above 123 and its ceiling is 124, one order statistic
+#    too high. Hand values: 150 * 0.82 = 123; with n = 99, alpha = 0.3, 100 * 0.7 = 70 exactly, k = 70.
+check_true("floats: ceil(150 * (1 - 0.18)) = 124, one too many (the case exact arithmetic must avoid)",
+           int(np.ceil(150 * (1 - 0.18))) == 124)
+check_close("n = 149, alpha = 0.18: k = 123 exactly, q^ = the 123rd smallest score",
+            [conformal_index(149, 0.18), conformal_quantile(np.arange(1.0, 150.0), 0.18)], [123, 123.0])
+check_close("n = 99, alpha = 0.3: k = 70; alpha given as Fraction(3, 10) or the string '0.3' alike",
+            [conformal_index(99, 0.3), conformal_index(99, Fraction(3, 10)), conformal_index(99, "0.3")],
+            [70, 70, 70])
 
 # 2. Library route: q^ is the empirical quantile of the scores at level ceil((n+1)(1-alpha))/n in the
 #    inverted-CDF sense (smallest score whose empirical CDF reaches the level): numpy's

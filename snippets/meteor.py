@@ -18,7 +18,7 @@ def align(cand: list[str], ref: list[str]) -> list[tuple[int, int]]:
     """Exact-match alignment: as many one-to-one links between equal words as possible and, among
     those, the one with the fewest crossings (Banerjee & Lavie 2005, Sec. 2)."""
     options = []
-    for w in sorted(set(cand) & set(ref)):
+    for w in sorted(set(cand) & set(ref)):  # equivalent: a word absent from one side adds no link
         c_pos = [i for i, t in enumerate(cand) if t == w]
         r_pos = [j for j, t in enumerate(ref) if t == w]
         if len(c_pos) <= len(r_pos):
@@ -45,7 +45,10 @@ def chunks(mapping: list[tuple[int, int]]) -> int:
 
 def meteor(cand: list[str], ref: list[str]) -> float:
     """Fmean = 10 P R / (R + 9 P); Penalty = 0.5 (chunks / matches)^3; score = Fmean (1 - Penalty)."""
-    mapping = align(cand, ref)
+    # Swapping the sentences cannot change the result: a word seen equally often in both is linked in
+    # order in every fewest-crossings alignment (any other pairing adds crossings), the other words'
+    # options are tried in the same order either way, and m, crossings and chunks are symmetric.
+    mapping = align(cand, ref)  # equivalent: align(ref, cand) finds the same links, swapped
     m = len(mapping)
     if m == 0:
         return 0.0
@@ -80,6 +83,30 @@ check_true("duplicates: links (0,0) (1,4) (2,2) (3,3) (4,1), 5 crossings (swappe
            mapping == [(0, 0), (1, 4), (2, 2), (3, 3), (4, 1)] and crossings(mapping) == 5
            and crossings([(0, 3), (1, 4), (2, 2), (3, 0), (4, 1)]) == 8)
 check_close("duplicates: 4 chunks, score 0.744", [chunks(mapping), meteor(cand, ref)], [4, 0.744], rtol=1e-12)
+
+# 3b. Chunks need adjacency in BOTH sentences and the same order. Counted by hand:
+#    reversed "one two three four" vs "four three two one": every link is its own chunk (4), since each
+#    neighbour pair is adjacent in both but runs backwards in the reference; m = 4, P = R = 1,
+#    penalty 0.5 (4/4)^3 = 0.5, score 1/2.
+#    a word inserted in the candidate, "the black cat" vs "the cat": links (0,0), (2,1) are adjacent in
+#    the reference only, so 2 chunks; P = 2/3, R = 1, Fmean = 20/21, penalty 0.5, score 10/21.
+#    a word inserted in the reference, "the cat" vs "the black cat": adjacent in the candidate only,
+#    2 chunks; P = 1, R = 2/3, Fmean = 20/29, penalty 0.5, score 10/29.
+cases = [("one two three four", "four three two one"), ("the black cat", "the cat"),
+         ("the cat", "the black cat")]
+found = [(chunks(align(words(c), words(r))), meteor(words(c), words(r))) for c, r in cases]
+check_close("reversed order: 4 chunks, score 1/2; inserted word in candidate: 2 chunks, 10/21; "
+            "in reference: 2 chunks, 10/29", found, [(4, 1 / 2), (2, 10 / 21), (2, 10 / 29)], rtol=1e-12)
+
+# 3c. A repeated word: candidate "the cat the" vs reference "the cat". Both 2-link alignments exist;
+#    (0,0) (1,1) has no crossing and one chunk, score (20/21)(1 - 0.5/8) = 25/28. Linking the final
+#    "the" instead, (1,1) (2,0), as a greedy right-to-left matcher does, crosses once and makes 2 chunks.
+cand, ref = words("the cat the"), words("the cat")
+check_true("repeated word: the fewest-crossings links (0,0) (1,1), 1 chunk; (1,1) (2,0) would be 2 chunks",
+           align(cand, ref) == [(0, 0), (1, 1)] and chunks(align(cand, ref)) == 1
+           and chunks([(1, 1), (2, 0)]) == 2)
+check_close("repeated word: score 25/28 (the greedy links would give 10/21)", meteor(cand, ref), 25 / 28,
+            rtol=1e-12)
 
 # 4. Recall weighs 9 times precision. "the cat" vs the 6-word reference: P = 1, R = 1/3,
 #    Fmean = 10 (1/3) / (1/3 + 9) = 5/14; one chunk of 2: penalty 1/16; score 75/224.

@@ -86,8 +86,11 @@ for mu, label in ((6.0, "mu = 6"), (0.0, "mu = 0 (formula gives k < 1, clamped t
     check_close(f"{label}: reported surprise = -ln p(x) / ln 2 (bits)", bits,
                 -np.log(p12[draws]) / np.log(2.0), rtol=1e-12)
 
-# 4. The controller. Each step sees a Zipf distribution with a random exponent in [1.05, 1.4]; the
-#    observed surprise averages to the target tau, and mu stays bounded.
+# 4. The controller. Each step sees a Zipf distribution with a random exponent in [1.05, 1.4]; mu stays
+#    bounded and the observed surprise averages to the target tau, as Basu et al. report. mu is a
+#    surprise budget that starts at 2 tau, so a working controller keeps it inside (0, 4 tau); the run
+#    stops as soon as mu leaves that band, so a controller that pushes mu the wrong way fails the
+#    boundedness check instead of overflowing 2^mu a few thousand steps later.
 exponents = np.linspace(1.05, 1.4, 8)
 tables = [(pz, np.cumsum(pz)) for pz in (zipfian.pmf(ranks, a, N) for a in exponents)]
 eta, steps = 0.1, 4000
@@ -99,8 +102,13 @@ for tau in (3.0, 5.0):
         x, surprise, mu = mirostat_step(pz, cz, mu, tau, eta, rng)
         mus.append(mu)
         surprises.append(surprise)
+        if not 0.0 < mu < 4 * tau:
+            break
     S, M = np.array(surprises), np.array(mus)
     runs[tau] = (S, M)
+    check_true(f"tau = {tau}: mu stays inside (0, 4 tau) for all {steps} tokens",
+               len(M) == steps and 0.0 < M.min() and M.max() < 4 * tau,
+               f"{len(M)} tokens, mu in [{M.min():.2f}, {M.max():.2f}]")
     # Summing the update gives mu_T - mu_0 = -eta sum_t (S_t - tau) exactly.
     check_close(f"tau = {tau}: mean(S - tau) = (mu_0 - mu_T) / (eta T) (sum of the updates)",
                 np.mean(S - tau), (2 * tau - M[-1]) / (eta * steps), rtol=1e-9, atol=1e-12)

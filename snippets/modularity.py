@@ -55,6 +55,26 @@ check_close("one community: Q = 0", modularity(two_tri, [0] * 6), 0.0, atol=1e-1
 check_close("all singletons: Q = -sum k_i^2 / (2m)^2", modularity(two_tri, list(range(6))),
             float(Fraction(-34, 196)), rtol=1e-12)
 
+# 1b. The two counts of edges must not be mixed. Writing m (each edge once, 7 here) where 2m belongs
+#    (the 14 edge ends) gives (1/m) sum_ij (A_ij - k_i k_j / m) [c_i = c_j] = 2 sum_c e_cc - 4 sum_c a_c^2:
+#    the observed part doubles but the null part quadruples, so this is not a rescaled Q. By hand for
+#    the bridge split: 2 (6/7) - 4 (1/2) = -2/7, negative where Q = 5/14 is positive, and the single
+#    community scores 2 - 4 = -2 instead of 0.
+edges_once = two_tri.sum() / 2
+deg = two_tri.sum(axis=1)
+
+
+def mixed(labels):
+    same = np.equal.outer(labels, labels)
+    return np.sum((two_tri - np.outer(deg, deg) / edges_once) * same) / edges_once
+
+
+q_split = modularity(two_tri, [0, 0, 0, 1, 1, 1])
+check_close("m for 2m: bridge split -2/7 and one community -2, not a multiple of Q (5/14 and 0)",
+            [mixed(np.array([0, 0, 0, 1, 1, 1])), mixed(np.zeros(6))], [-2 / 7, -2.0], rtol=1e-12)
+check_true("the sign flips: Q > 0 for the bridge split, the mixed-convention value < 0",
+           q_split > 0 > mixed(np.array([0, 0, 0, 1, 1, 1])))
+
 # 2. Brute force over all 203 partitions of the 6-node graph: the maximum is the bridge split.
 parts = list(set_partitions(6))
 check_true("Bell(6) = 203 partitions enumerated", len(parts) == 203)

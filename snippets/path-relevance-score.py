@@ -21,7 +21,7 @@ def path_score(w: np.ndarray, path: list[int], gamma: float = 0.9) -> float:
 
 def best_path(w: np.ndarray, source: int, target: int, gamma: float = 0.9):
     """Max-product path = shortest path under costs -log(gamma * w_ij) >= 0 (needs gamma * w <= 1)."""
-    dist: dict = {}
+    dist = {source: 0.0}
     prev = {}
     heap = [(0.0, source)]
     done = set()
@@ -80,6 +80,12 @@ for s in range(N_ENTITIES):
 print(f"{n_paths} simple paths enumerated over {N_ENTITIES * (N_ENTITIES - 1)} ordered pairs")
 check_true("Dijkstra score = max over all simple paths, every pair", agree_score)
 check_true("returned path runs from source to target and attains that maximum, every pair", agree_path)
+
+# 2b. Source = target: the best path is the single node, with score 1 (no hop), for every entity.
+same = [best_path(w, s, s) for s in range(N_ENTITIES)]
+check_true("source == target: the path is [s] and its score is 1, for every entity",
+           all(p == [s] and sc == 1.0 for s, (p, sc) in enumerate(same)),
+           f"entity 0 gives {same[0][0]} with score {same[0][1]:.3f}")
 
 # 3. Library route: scipy.sparse.csgraph.dijkstra on -log(gamma w) gives the same best scores.
 cost = np.where(w > 0, -np.log(np.where(w > 0, 0.9 * w, 1.0)), 0.0)

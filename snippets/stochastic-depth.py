@@ -54,6 +54,17 @@ h0 = rng.normal(size=(3, d))
 p = survival_probs(L, 0.5)
 check_close("all gates 1: stack == h0 (I + A_1) ... (I + A_L)", residual_stack(h0, lin, np.ones(L)),
             h0 @ np.linalg.multi_dot([np.eye(d) + A_l for A_l in A]), rtol=1e-12, atol=1e-13)
+# A gate of 0 must remove the branch and keep the skip: every block alone, and the whole stack, is then
+# the identity; dropping only block 3 leaves the product of the other five factors (I + A_l).
+zeroed = [residual_stack(h0, [f], [0.0]) for f in lin] + [residual_stack(h0, lin, np.zeros(L))]
+check_true("all gates 0: each block alone and the whole stack return their input unchanged",
+           all(np.array_equal(z, h0) for z in zeroed))
+drop3 = np.ones(L)
+drop3[3] = 0.0
+check_close("gate 0 on block 3 only: h0 times the product of (I + A_l) over the other blocks",
+            residual_stack(h0, lin, drop3),
+            h0 @ np.linalg.multi_dot([np.eye(d) + A_l for i, A_l in enumerate(A) if i != 3]), rtol=1e-12,
+            atol=1e-13)
 patterns = np.array(list(itertools.product([0, 1], repeat=L)), dtype=float)
 weights = np.prod(np.where(patterns == 1, p, 1 - p), axis=1)
 train_outs = np.array([residual_stack(h0, lin, b) for b in patterns])

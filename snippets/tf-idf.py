@@ -1,4 +1,5 @@
-"""TF-IDF on the toy corpus: vs direct counts and hand values, cosine ranking of 6 queries, scikit-learn."""
+"""TF-IDF on the toy corpus: vs direct counts and hand values, cosine ranking of 6 queries, scikit-learn's
+TfidfTransformer (plain and default conventions)."""
 
 import math
 from collections import Counter
@@ -6,11 +7,13 @@ from collections import Counter
 import numpy as np
 import toy_corpus as tc
 from cardcheck import check_close, check_true
+from sklearn.feature_extraction.text import TfidfTransformer
 
 
 # --- formula ---
 def tfidf(counts: np.ndarray, df: np.ndarray, n_docs: int) -> np.ndarray:
     """w(t, d) = tf(t, d) * ln(N / df(t)); counts is documents x terms."""
+    # few mutants: the whole formula is one product of tf and a log ratio, and every site in it is mutated
     return counts * np.log(n_docs / df)
 # --- end formula ---
 
@@ -53,8 +56,14 @@ check_true("queries q2-q6: the top cosine match is judged highly relevant (grade
 check_true("q1: the keyword-stuffed d04 (judged 0) wins, since raw tf rewards repetition",
            top1["q1"] == 3)
 
-# scikit-learn's documented conventions (not installed here): smooth_idf=False uses idf + 1, so its
-# unnormalized weights are ours plus the raw counts (smooth_idf=True, the default, uses ln((1+N)/(1+df)) + 1).
-sk_plain = counts * (np.log(tc.N_DOCS / df) + 1)
-check_close("scikit-learn smooth_idf=False, norm=None: tf (ln(N/df) + 1) = our weight + tf",
+# scikit-learn (TfidfTransformer on the same count matrix). With smooth_idf=False, norm=None its idf is
+# ln(N/df) + 1, so its weights are ours plus the raw counts. Its default (smooth_idf=True, norm="l2")
+# adds one document containing every term, idf = ln((1 + N)/(1 + df)) + 1, i.e. our formula with N + 1
+# documents and df + 1, plus the counts, and then scales each row to unit Euclidean length.
+sk_plain = TfidfTransformer(smooth_idf=False, norm=None).fit_transform(counts).toarray()
+check_close("scikit-learn smooth_idf=False, norm=None: its weights - tf = our weights",
             sk_plain - counts, W, rtol=1e-12, atol=1e-12)
+sk_default = TfidfTransformer().fit_transform(counts).toarray()
+smoothed = tfidf(counts, df + 1, tc.N_DOCS + 1) + counts
+check_close("scikit-learn defaults (smooth_idf=True, norm='l2'): (ours at N+1, df+1) + tf, unit rows",
+            sk_default, smoothed / np.linalg.norm(smoothed, axis=1, keepdims=True), rtol=1e-12, atol=1e-13)

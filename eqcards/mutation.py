@@ -5,8 +5,9 @@ A snippet marks the code that computes its formula between two comment lines,
 checks stay outside. Each mutant changes one site inside a region in one way, by replacing its
 exact source bytes (never re-formatting), so the mutant keeps every line number of the snippet.
 A line ending in `# equivalent: <reason>` declares its mutants unable to change the result: they
-are listed with the reason, never run. The order of mutants is fixed by their position; the
-operators themselves are in eqcards.mutation_operators.
+are listed with the reason, never run. A formula with fewer than MIN_MUTANTS mutants run must say
+why, on a comment line of a region, `# few mutants: <reason>` (see Plan.count_problem). The order
+of mutants is fixed by their position; the operators themselves are in eqcards.mutation_operators.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from .mutation_operators import OPERATOR_ORDER, find_sites, line_starts
 FORMULA_START = "# --- formula ---"
 FORMULA_END = "# --- end formula ---"
 EQUIVALENT = re.compile(r"#\s*equivalent:(.*)$")
-
+FEW_MUTANTS = re.compile(r"#\s*few mutants:(.*)$")
+# Under this many mutants run, a perfect score says little: the snippet must say why its formula
+# admits so few (FEW_MUTANTS), and the card shows the reason beside its score.
+MIN_MUTANTS = 5
 
 
 class MutationError(ValueError):
@@ -71,10 +75,38 @@ class Plan:
     mutants: list[Mutant]
     regions: list[tuple[int, int]]  # first and last code line of each region
     unused_markers: list[int]  # lines marked equivalent on which nothing was mutated
+    few: tuple[int, str] | None = None  # the `# few mutants:` line and its reason
 
     @property
     def runnable(self) -> list[Mutant]:
         return [m for m in self.mutants if m.equivalent is None]
+
+    @property
+    def few_reason(self) -> str | None:
+        """Why the formula admits fewer than MIN_MUTANTS mutants, when it does and the snippet says."""
+        return self.few[1] if self.few is not None and len(self.runnable) < MIN_MUTANTS else None
+
+    def count_problem(self, name: str) -> str | None:
+        """The error for a formula with fewer than MIN_MUTANTS mutants run and no reason given."""
+        return count_problem(name, self.regions[0][0] - 1, len(self.runnable), self.few is not None)
+
+    def count_note(self, name: str) -> str | None:
+        """A `# few mutants:` reason that no longer applies (the formula has enough mutants)."""
+        if self.few is None or len(self.runnable) < MIN_MUTANTS:
+            return None
+        return (f"{name}:{self.few[0]}: `# few mutants:` given, but {len(self.runnable)} mutants ran "
+                f"(at least {MIN_MUTANTS}); remove the line")
+
+
+def count_problem(name: str, line: int, count: int, has_reason: bool) -> str | None:
+    """`name:line: ...` when `count` mutants ran, fewer than MIN_MUTANTS, and no reason was given;
+    `line` is where the reason goes (the first `# --- formula ---` line)."""
+    if count >= MIN_MUTANTS or has_reason:
+        return None
+    return (f"{name}:{line}: only {count} mutant{'s' if count != 1 else ''} in the formula "
+            f"(at least {MIN_MUTANTS}, or say why): widen the region to the whole formula if it "
+            f"covers only part of it, else add a comment line `# few mutants: <reason>` inside it "
+            "(the card shows the reason beside its score)")
 
 
 def _window(old: str, new: str, width: int) -> tuple[str, str]:
@@ -99,11 +131,13 @@ def _window(old: str, new: str, width: int) -> tuple[str, str]:
     return trim(old), trim(new)
 
 
-def markers(source: str, name: str) -> tuple[list[tuple[int, int]], dict[int, str], dict[int, int]]:
-    """The formula regions (first and last line inside each), the equivalent markers by line and
-    the byte column where each line's comment starts."""
+def markers(source: str, name: str) -> tuple[list[tuple[int, int]], dict[int, str], dict[int, int],
+                                             tuple[int, str] | None]:
+    """The formula regions (first and last line inside each), the equivalent markers by line, the
+    byte column where each line's comment starts and the `# few mutants:` line and reason, if any."""
     regions: list[tuple[int, int]] = []
     equivalent: dict[int, str] = {}
+    few: tuple[int, str] | None = None
     opened: int | None = None
     lines = source.splitlines()
     try:
@@ -131,6 +165,15 @@ def markers(source: str, name: str) -> tuple[list[tuple[int, int]], dict[int, st
                 raise MutationError(f"{name}:{line}: `# equivalent:` needs a reason, e.g. "
                                     "`# equivalent: x*2 and x+x are the same number`")
             equivalent[line] = reason
+        elif match := FEW_MUTANTS.match(text):
+            reason = " ".join(match.group(1).split())
+            if not reason:
+                raise MutationError(f"{name}:{line}: `# few mutants:` needs a reason, e.g. "
+                                    "`# few mutants: one ratio of two set sizes, nothing else to break`")
+            if few is not None:
+                raise MutationError(f"{name}:{line}: a second `# few mutants:` (the first is at line "
+                                    f"{few[0]}): give one reason, on one line")
+            few = (line, reason)
     if opened is not None:
         raise MutationError(f"{name}:{opened}: `{FORMULA_START}` is never closed: add a line "
                             f"`{FORMULA_END}` after the formula's code")
@@ -141,13 +184,16 @@ def markers(source: str, name: str) -> tuple[list[tuple[int, int]], dict[int, st
     for line in equivalent:
         if not any(a <= line <= b for a, b in regions):
             raise MutationError(f"{name}:{line}: `# equivalent:` marker outside a formula region")
+    if few is not None and not any(a <= few[0] <= b for a, b in regions):
+        raise MutationError(f"{name}:{few[0]}: `# few mutants:` outside a formula region: put it on "
+                            "a comment line inside one")
     columns = {t.start[0]: len(lines[t.start[0] - 1][:t.start[1]].encode("utf-8")) for t in comments}
-    return regions, equivalent, columns
+    return regions, equivalent, columns, few
 
 
 def plan(source: str, name: str = "snippet") -> Plan:
     """Every mutant of the snippet's formula regions, in source order (raises MutationError)."""
-    regions, equivalent, comments = markers(source, name)
+    regions, equivalent, comments, few = markers(source, name)
     try:
         tree = ast.parse(source, filename=name)
     except SyntaxError as exc:
@@ -169,14 +215,15 @@ def plan(source: str, name: str = "snippet") -> Plan:
         line = data.count(b"\n", 0, start) + 1
         candidate = Mutant(len(mutants) + 1, operator, line, start, end, original, replacement,
                            equivalent.get(line))
-        # Swapping one operator, name or number for another keeps the syntax; removing a token
-        # or wrapping an expression is parsed to be sure (a whole-file parse, so only then).
-        if original == replacement or (operator in ("unary", "index")
+        # Swapping one operator, name or number for another keeps the syntax; removing a token,
+        # wrapping an expression, rewriting a slice or moving arguments is parsed to be sure (a
+        # whole-file parse, so only then).
+        if original == replacement or (operator in ("unary", "index", "slice", "arguments")
                                        and not _parses(candidate.apply(source))):
             continue
         mutants.append(replace(candidate, diff=candidate.describe(source, comments)))
     used = {m.line for m in mutants}
-    return Plan(mutants, regions, sorted(line for line in equivalent if line not in used))
+    return Plan(mutants, regions, sorted(line for line in equivalent if line not in used), few)
 
 
 def _parses(source: str) -> bool:

@@ -2,8 +2,10 @@
 
 The ledger holds, per card, what `scripts/mutants.py` measured for one version of its snippet: the
 hash of the snippet and the helper modules it imports (never library versions, so the ledger is
-the same on every machine), the counts and every mutant tried with its outcome. The build shows a
-card's score only when the entry's hash matches the snippet as it is now.
+the same on every machine), the version of the mutation tool that measured it, the counts, every
+mutant tried with its outcome and, for a formula with few mutants, the snippet's reason. The build
+shows a card's score only when the entry's hash matches the snippet as it is now and its tool
+version is the current one (new operators make every older score stale).
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ from .files import write_atomically
 
 LEDGER_NAME = "mutation-scores.json"
 LEDGER_FORMAT = 1
+# The version of the mutation tool (eqcards.mutation_run uses it too). Bump it when operators or
+# scoring change: cached outcomes stop matching, and ledger entries measured by an older version
+# read as not measured until `make mutants` runs again.
+# 2: set and boolean operators, any/all, slices mirrored, argument order; `# few mutants:`.
+TOOL_VERSION = 2
 
 
 IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+(\w+)|import[ \t]+([\w., \t]+))", re.MULTILINE)
@@ -64,6 +71,7 @@ class MeasuredScore:
     timed_out: int = 0
     mutants: list[dict[str, Any]] = field(default_factory=list)  # {line, operator, status, diff, by|reason}
     snippet: str = ""
+    few: str | None = None  # why the formula admits fewer than five mutants (`# few mutants:`)
 
     @property
     def survived(self) -> int:
@@ -78,20 +86,25 @@ class MeasuredScore:
 
     def record(self) -> dict[str, Any]:
         """For cards.json."""
-        return {"measured": True, "tried": self.tried, "killed": self.killed, "survived": self.survived,
-                "equivalent": self.equivalent, "timed_out": self.timed_out,
-                "score": round(self.score, 4) if self.score is not None else None,
-                "survivors": [f"{self.snippet}:{m['line']}: {m['diff']}" for m in self.of("survived")]}
+        record = {"measured": True, "tried": self.tried, "killed": self.killed, "survived": self.survived,
+                  "equivalent": self.equivalent, "timed_out": self.timed_out,
+                  "score": round(self.score, 4) if self.score is not None else None,
+                  "survivors": [f"{self.snippet}:{m['line']}: {m['diff']}" for m in self.of("survived")]}
+        if self.few:
+            record["few_by_nature"] = self.few
+        return record
 
 
-def entry(snippet: str, digest: str, tool: int, mutants: list[dict[str, Any]]) -> dict[str, Any]:
-    """A ledger entry from the outcomes of one run (status: killed, timeout, survived, equivalent)."""
+def entry(snippet: str, digest: str, tool: int, mutants: list[dict[str, Any]],
+          few: str | None = None) -> dict[str, Any]:
+    """A ledger entry from the outcomes of one run (status: killed, timeout, survived, equivalent);
+    `few`: the snippet's reason for a formula with few mutants, recorded only where it applies."""
     count = {s: sum(1 for m in mutants if m["status"] == s) for s in ("killed", "timeout", "survived",
                                                                         "equivalent")}
     return {"hash": digest, "snippet": snippet, "tool": tool,
             "tried": count["killed"] + count["timeout"] + count["survived"],
             "killed": count["killed"] + count["timeout"], "timed_out": count["timeout"],
-            "equivalent": count["equivalent"], "mutants": mutants}
+            "equivalent": count["equivalent"], "mutants": mutants, **({"few": few} if few else {})}
 
 
 def read_ledger(path: Path) -> dict[str, dict[str, Any]]:
@@ -106,16 +119,19 @@ def read_ledger(path: Path) -> dict[str, dict[str, Any]]:
 
 def measured(card_id: str, snippet: Path, snippets_dir: Path,
              ledger: dict[str, dict[str, Any]]) -> MeasuredScore | None:
-    """The card's score if the ledger has one for this exact snippet (and helpers), else None."""
+    """The card's score if the ledger has one for this exact snippet (and helpers), measured by this
+    version of the tool, else None."""
     item = ledger.get(card_id)
-    if not isinstance(item, dict) or not snippet.is_file():
+    if not isinstance(item, dict) or not snippet.is_file() or item.get("tool") != TOOL_VERSION:
         return None
     try:
         if item.get("hash") != content_hash(snippet, snippets_dir):
             return None
+        few = item.get("few")
         return MeasuredScore(killed=int(item["killed"]), tried=int(item["tried"]),
                              equivalent=int(item["equivalent"]), timed_out=int(item.get("timed_out", 0)),
-                             mutants=list(item.get("mutants", [])), snippet=str(item.get("snippet", "")))
+                             mutants=list(item.get("mutants", [])), snippet=str(item.get("snippet", "")),
+                             few=str(few) if few else None)
     except (KeyError, TypeError, ValueError, OSError):
         return None
 

@@ -1,5 +1,11 @@
 """The mutation operators: every site in a snippet's code where one plausible slip can be made, and the slip.
 
+Operators: arithmetic (`+` -> `-`, ...), boolean (`&` <-> `|`, `^` -> `|`, `and` <-> `or`),
+comparison (negated), unary (`-x`, `not x`, `~m`, `np.logical_not(m)` dropped), constant (perturbed),
+function (log/log2, sum/mean, any/all, intersection/union, ...), axis (moved), index (an index, a
+slice bound or a range bound shifted by one), slice (`x[1:]` <-> `x[:-1]`, `x[:k]` <-> `x[-k:]`) and
+arguments (`f(a, b)` -> `f(b, a)`).
+
 Each site is (operator, start byte, end byte, replacement): the exact source bytes to replace, so
 a mutant is the snippet with that span swapped and nothing else re-formatted. eqcards.mutation
 keeps the sites inside the formula regions and orders them.
@@ -15,6 +21,11 @@ import types
 ARITHMETIC = {ast.Add: ("+", "-"), ast.Sub: ("-", "+"), ast.Mult: ("*", "/"), ast.Div: ("/", "*"),
               ast.FloorDiv: ("//", "/"), ast.Pow: ("**", "*"), ast.Mod: ("%", "//"),
               ast.MatMult: ("@", "*")}
+# Set and boolean-mask operators. `a ^ b` (symmetric difference, exclusive or) becomes `a | b`: the
+# slip of writing "either" for "exactly one"; the two differ only where both hold, so it is the
+# harder of the two replacements to catch (`&` differs wherever exactly one holds).
+BOOLEAN = {ast.BitAnd: ("&", "|"), ast.BitOr: ("|", "&"), ast.BitXor: ("^", "|")}
+LOGICAL = {ast.And: ("and", "or"), ast.Or: ("or", "and")}
 NEGATED = {ast.Lt: ("<", ">="), ast.LtE: ("<=", ">"), ast.Gt: (">", "<="), ast.GtE: (">=", "<"),
            ast.Eq: ("==", "!="), ast.NotEq: ("!=", "=="), ast.Is: ("is", "is not"),
            ast.IsNot: (r"is\s+not", "is"), ast.In: ("in", "not in"), ast.NotIn: (r"not\s+in", "in")}
@@ -30,12 +41,48 @@ FUNCTION_SWAPS = {
     "var": "std", "std": "var", "abs": "positive", "absolute": "positive", "floor": "ceil",
     "ceil": "floor", "erf": "erfc", "erfc": "erf", "logaddexp": "logaddexp2",
     "logaddexp2": "logaddexp", "xlogy": "xlog1py", "xlog1py": "xlogy", "gammaln": "gamma",
+    # sets and boolean masks
+    "any": "all", "all": "any", "logical_and": "logical_or", "logical_or": "logical_and",
+    "logical_xor": "logical_or", "bitwise_and": "bitwise_or", "bitwise_or": "bitwise_and",
+    "bitwise_xor": "bitwise_or", "intersect1d": "union1d", "union1d": "intersect1d",
+    "setxor1d": "union1d",
 }
+# Methods of Python's set (and frozenset), swapped on any object: no other common type has them.
+SET_METHOD_SWAPS = {"intersection": "union", "union": "intersection", "symmetric_difference": "union",
+                    "issubset": "issuperset", "issuperset": "issubset"}
+DROPPED_CALLS = {"logical_not"}  # np.logical_not(m) -> (m), as `~m` -> `m`
 CONSTANT_SWAPS = {"pi": "e", "e": "pi"}  # np.pi, math.e, ...
-BUILTIN_SWAPS = {"max": "min", "min": "max", "abs": ""}  # abs(x) -> (x)
+BUILTIN_SWAPS = {"max": "min", "min": "max", "abs": "", "any": "all", "all": "any"}  # abs(x) -> (x)
 RANGE_CALLS = {"range", "arange"}
 MODULE_ROOTS = {"numpy", "scipy", "math", "cmath"}
-OPERATOR_ORDER = ("arithmetic", "comparison", "unary", "constant", "function", "axis", "index")
+# Two-argument calls whose arguments are not swapped (by the function's own name, whatever module).
+# Symmetric for real inputs of any shape (elementwise operations, set operations, distances,
+# correlations), so the swap could never change the result. np.dot and np.inner are swapped: they
+# are symmetric only for two vectors, and for a matrix the swap (x A for A x) is the slip to catch;
+# np.vdot flattens both arguments and is symmetric for real input, so it is not. rng.beta(a, b)
+# and np.cov(x, y) are swapped too: their results change.
+SYMMETRIC_CALLS = {
+    "add", "multiply", "maximum", "minimum", "fmax", "fmin", "max", "min", "hypot", "logaddexp",
+    "logaddexp2", "gcd", "lcm", "equal", "not_equal", "isclose", "allclose", "array_equal",
+    "array_equiv", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "union1d", "intersect1d", "setxor1d", "convolve", "vdot", "betaln",
+    "dist", "euclidean", "sqeuclidean", "cityblock", "chebyshev", "cosine", "jensenshannon",
+    "hamming", "braycurtis", "canberra", "correlation", "corrcoef", "pearsonr",
+    "spearmanr", "kendalltau", "wasserstein_distance",
+}
+# ... and those whose two arguments are of different kinds (a type and a value, a function and its
+# data, a shape and a fill value), where the swap is a type error rather than a slip.
+UNORDERED_KINDS = {
+    "isinstance", "issubclass", "getattr", "hasattr", "setattr", "delattr", "map", "filter",
+    "reduce", "partial", "full", "full_like", "fill_diagonal", "broadcast_to", "tile", "repeat",
+    "take_along_axis", "put_along_axis", "heappush", "heappushpop", "setdefault", "get", "split",
+    "array_split", "round", "around", "astype", "format", "print", "enumerate", "insert",
+    "startswith", "endswith", "combinations", "combinations_with_replacement", "permutations",
+    "matrix_power", "percentile", "quantile", "nanpercentile", "nanquantile", "fft", "ifft", "rfft",
+    "irfft", "hfft", "ihfft",
+}
+OPERATOR_ORDER = ("arithmetic", "boolean", "comparison", "unary", "constant", "function", "axis",
+                  "index", "slice", "arguments")
 
 
 def find_sites(data: bytes, tree: ast.AST) -> list[tuple[str, int, int, str]]:
@@ -86,6 +133,15 @@ def _perturbed(value: object) -> str | None:
     if value != value or value in (float("inf"), float("-inf")):
         return None
     return _format_number(value * 1.01)
+
+
+def _is_literal(node: ast.AST) -> bool:
+    """A number, string, bytes, None or bool (signed or not), an f-string, a lambda, or a tuple,
+    list, set or dict display."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, (ast.Constant, ast.JoinedStr, ast.Lambda, ast.Tuple, ast.List, ast.Set,
+                             ast.Dict))
 
 
 def _is_number(node: ast.AST) -> bool:
@@ -154,20 +210,30 @@ class _Sites(ast.NodeVisitor):
 
     # operators ------------------------------------------------------------------------------
     def visit_BinOp(self, node: ast.BinOp) -> None:
-        if type(node.op) in ARITHMETIC:
-            old, new = ARITHMETIC[type(node.op)]
-            if span := self.token_between(self.finish(node.left), self.begin(node.right), old):
-                self.add("arithmetic", *span, new)
+        for operator, table in (("arithmetic", ARITHMETIC), ("boolean", BOOLEAN)):
+            if type(node.op) in table:
+                old, new = table[type(node.op)]
+                if span := self.token_between(self.finish(node.left), self.begin(node.right), old):
+                    self.add(operator, *span, new)
         self.generic_visit(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        if type(node.op) in ARITHMETIC:
-            old, new = ARITHMETIC[type(node.op)]
-            if span := self.token_between(self.finish(node.target), self.begin(node.value), old + "="):
-                self.add("arithmetic", *span, new + "=")
+        for operator, table in (("arithmetic", ARITHMETIC), ("boolean", BOOLEAN)):
+            if type(node.op) in table:
+                old, new = table[type(node.op)]
+                if span := self.token_between(self.finish(node.target), self.begin(node.value), old + "="):
+                    self.add(operator, *span, new + "=")
         self.visit(node.value)
         if not isinstance(node.target, ast.Name):
             self.visit(node.target)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        """`a and b` <-> `a or b`, each operator of a chain on its own."""
+        old, new = LOGICAL[type(node.op)]
+        for left, right in zip(node.values, node.values[1:], strict=False):
+            if span := self.token_between(self.finish(left), self.begin(right), old):
+                self.add("boolean", *span, new)
+        self.generic_visit(node)
 
     def visit_Compare(self, node: ast.Compare) -> None:
         previous = node.left
@@ -214,9 +280,17 @@ class _Sites(ast.NodeVisitor):
             if ok:
                 end = self.finish(func)
                 self.add("function", end - len(func.attr.encode()), end, new)
+        elif (isinstance(func, ast.Attribute) and func.attr in SET_METHOD_SWAPS
+              and self.module(func.value) is None):
+            end = self.finish(func)
+            self.add("function", end - len(func.attr.encode()), end, SET_METHOD_SWAPS[func.attr])
         elif isinstance(func, ast.Name) and func.id in BUILTIN_SWAPS and func.id not in self.aliases:
             self.add("function", self.begin(func), self.finish(func), BUILTIN_SWAPS[func.id])
+        if (isinstance(func, ast.Attribute) and func.attr in DROPPED_CALLS
+                and hasattr(self.module(func.value), func.attr)):
+            self.add("unary", self.begin(func), self.finish(func), "")  # np.logical_not(m) -> (m)
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        self.swap_arguments(node, name)
         if name in RANGE_CALLS:
             for arg in node.args[:2]:
                 if not _is_number(arg) and not isinstance(arg, ast.Starred):
@@ -231,10 +305,45 @@ class _Sites(ast.NodeVisitor):
             else:
                 self.visit(keyword.value)
 
+    def swap_arguments(self, node: ast.Call, name: str | None) -> None:
+        """`f(a, b)` -> `f(b, a)`: a call with exactly two positional arguments (keywords may
+        follow), unless the function is symmetric or takes two different kinds of argument, an
+        argument is a literal (a number, a string, a tuple or list display: the swap is a type
+        error, not a slip) or the two read the same."""
+        if len(node.args) != 2 or name is None or name in SYMMETRIC_CALLS or name in UNORDERED_KINDS:
+            return
+        first, second = node.args
+        if any(_is_literal(arg) or isinstance(arg, ast.Starred) for arg in node.args):
+            return
+        a, b = (self.begin(first), self.finish(first)), (self.begin(second), self.finish(second))
+        text_a, text_b = self.data[a[0]:a[1]], self.data[b[0]:b[1]]
+        if text_a == text_b:
+            return
+        between = self.data[a[1]:b[0]]
+        self.add("arguments", a[0], b[1], (text_b + between + text_a).decode("utf-8"))
+
+    def mirror_slice(self, part: ast.Slice) -> None:
+        """A slice with one literal bound keeps or drops k items at the other end instead:
+        `x[k:]` <-> `x[:-k]` (drop the first k / the last k), `x[:k]` <-> `x[-k:]` (the first k /
+        the last k), for an int literal k >= 1 and no step."""
+        if part.step is not None or (part.lower is None) == (part.upper is None):
+            return
+        bound = part.lower if part.lower is not None else part.upper
+        negative = isinstance(bound, ast.UnaryOp) and isinstance(bound.op, ast.USub)
+        literal = bound.operand if negative else bound  # type: ignore[union-attr]
+        if not (isinstance(literal, ast.Constant) and type(literal.value) is int and literal.value >= 1):
+            return
+        k = self.data[self.begin(literal):self.finish(literal)].decode("utf-8")
+        other = k if negative else f"-{k}"
+        new = f":{other}" if part.lower is not None else f"{other}:"
+        self.add("slice", self.begin(part), self.finish(part), new)
+
     def visit_Subscript(self, node: ast.Subscript) -> None:
         index = node.slice
         parts = index.elts if isinstance(index, ast.Tuple) else [index]
         for part in parts:
+            if isinstance(part, ast.Slice):
+                self.mirror_slice(part)
             bounds = [part.lower, part.upper] if isinstance(part, ast.Slice) else [part]
             for bound in bounds:
                 if bound is None or _is_number(bound) or isinstance(bound, (ast.Starred, ast.Slice)):

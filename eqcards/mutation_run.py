@@ -2,9 +2,11 @@
 
 A mutant is killed when its snippet fails: an error, a failed check (even one the snippet caught)
 or the timeout, which is the unmutated snippet's run time times TIMEOUT_FACTOR plus
-TIMEOUT_PADDING seconds, at least TIMEOUT_MIN and at most the card's own timeout. A card's outcome
-is cached in .cache/mutants/ under the snippet's content hash, the mutation tool's version and the
-library versions: an unchanged snippet is never mutated again.
+TIMEOUT_PADDING seconds, at least TIMEOUT_MIN and at most the card's own timeout. A card fails
+under CARD_BAR, and with fewer than MIN_MUTANTS mutants run unless its snippet says why
+(`# few mutants:`, eqcards.mutation). A card's outcome is cached in .cache/mutants/ under the
+snippet's content hash, the mutation tool's version and the library versions: an unchanged snippet
+is never mutated again.
 """
 
 from __future__ import annotations
@@ -23,13 +25,13 @@ from typing import Any
 
 from . import mutation, mutation_operators
 from .cache import ResultCache
-from .mutation import Mutant, MutationError, plan
-from .mutation_ledger import content_hash, entry
+from .mutation import MIN_MUTANTS, Mutant, MutationError, count_problem, plan
+from .mutation_ledger import TOOL_VERSION, content_hash, entry
 from .runner import SnippetJob, SnippetResult, run_snippet, snippet_server
 from .snippet_key import environment_fingerprint
 
-# Bump when operators or scoring change: cached outcomes stop matching and the ledger says so.
-TOOL_VERSION = 1
+# TOOL_VERSION is declared next to the ledger (eqcards.mutation_ledger), which checks each entry
+# against it: bump it there when operators or scoring change.
 TIMEOUT_FACTOR, TIMEOUT_PADDING, TIMEOUT_MIN = 4.0, 5.0, 10
 CARD_BAR, SITE_BAR = 0.90, 0.95
 
@@ -53,6 +55,8 @@ class CardOutcome:
     error: str | None = None
     cached: bool = False
     notes: list[str] = field(default_factory=list)
+    few: str | None = None  # the snippet's reason for a formula with few mutants, where it applies
+    too_few_line: int | None = None  # the region's line, when too few mutants ran and no reason was given
 
     def count(self, *statuses: str) -> int:
         return sum(1 for m in self.mutants if m["status"] in statuses)
@@ -69,11 +73,19 @@ class CardOutcome:
     def score(self) -> float | None:
         return self.killed / self.tried if self.tried else None
 
+    @property
+    def count_problem(self) -> str | None:
+        """Too few mutants ran and the snippet does not say why (file and line of the fix)."""
+        if self.too_few_line is None:
+            return None
+        return count_problem(self.display, self.too_few_line, self.tried, False)
+
     def ledger_entry(self) -> dict[str, Any]:
-        return entry(self.display, self.digest, TOOL_VERSION, self.mutants)
+        return entry(self.display, self.digest, TOOL_VERSION, self.mutants, self.few)
 
     def passes(self, bar: float = CARD_BAR) -> bool:
-        return self.error is None and self.score is not None and self.score >= bar
+        return (self.error is None and self.score is not None and self.score >= bar
+                and self.too_few_line is None)
 
 
 def mutant_timeout(baseline_seconds: float, card_timeout: int) -> int:
@@ -129,6 +141,7 @@ def mutate(targets: list[Target], snippets_dir: Path, cache_dir: Path | None, ro
             stored = cache.get(cache_key(outcome.digest)) if cache is not None else None
             if stored is not None:
                 outcome.mutants, outcome.notes = stored.get("mutants", []), stored.get("notes", [])
+                outcome.few, outcome.too_few_line = stored.get("few"), stored.get("too_few_line")
                 outcome.cached = True
             else:
                 mutation_plan = plan(source, outcome.display)
@@ -142,6 +155,11 @@ def mutate(targets: list[Target], snippets_dir: Path, cache_dir: Path | None, ro
             continue
         outcome.notes = [f"{outcome.display}:{line}: marked equivalent, but nothing on it is mutated"
                          for line in mutation_plan.unused_markers]
+        if note := mutation_plan.count_note(outcome.display):
+            outcome.notes.append(note)
+        outcome.few = mutation_plan.few_reason
+        if mutation_plan.count_problem(outcome.display):
+            outcome.too_few_line = mutation_plan.regions[0][0] - 1
         outcome.mutants = [_record(m, source) for m in mutation_plan.mutants]
         todo.append((outcome, source, mutation_plan.runnable))
     if todo:
@@ -215,7 +233,8 @@ def _run_all(todo: list[tuple[CardOutcome, str, list[Mutant]]], snippets_dir: Pa
 def _finish(outcome: CardOutcome, cache: ResultCache | None,
             on_card: Callable[[CardOutcome], None] | None) -> None:
     if cache is not None:
-        cache.put(cache_key(outcome.digest), {"mutants": outcome.mutants, "notes": outcome.notes})
+        cache.put(cache_key(outcome.digest), {"mutants": outcome.mutants, "notes": outcome.notes,
+                                              "few": outcome.few, "too_few_line": outcome.too_few_line})
     if on_card:
         on_card(outcome)
 
@@ -249,12 +268,17 @@ def report(outcomes: list[CardOutcome]) -> tuple[str, bool]:
         timeouts = o.count("timeout")
         score = (f"{100 * o.score:.0f}%" if o.score is not None
                  else "nothing to mutate: the formula region holds no operator, number or call")
-        bar = "" if o.passes() else f"  below {CARD_BAR:.0%}"
+        bar = ("" if o.score is not None and o.score >= CARD_BAR else f"  below {CARD_BAR:.0%}")
+        bar += f"  under {MIN_MUTANTS} mutants, no reason given" if o.count_problem else ""
         ok = ok and o.passes()
         lines.append(f"{o.target.card_id}: {o.tried} mutants, {o.killed} killed"
                      + (f" ({timeouts} by timeout)" if timeouts else "")
                      + f", {o.count('survived')} survived, {o.count('equivalent')} equivalent: "
                        f"{score}{bar}" + (" (cached)" if o.cached else ""))
+        if o.count_problem:
+            lines.append(f"  too few     {o.count_problem}")
+        elif o.few:
+            lines.append(f"  few by nature: {o.few}")
         for m in o.mutants:
             if m["status"] == "survived":
                 lines.append(f"  survived    {o.display}:{m['line']}: {m['diff']}")

@@ -87,7 +87,8 @@ def _prose(text: str) -> str:
 
 def render_mutation_score(card: Card, score: MeasuredScore | None) -> list[str]:
     """How many deliberate errors in the formula the checks caught (from the mutation ledger),
-    with every one tried; or that it was not measured for this version of the snippet."""
+    with every one tried and, beside the count, why a formula with few of them admits no more (the
+    snippet's `# few mutants:` reason); or that it was not measured for this version of the snippet."""
     if score is None or score.score is None:
         return ['!!! note "Mutation score: not measured for this version of the snippet"',
                 "    How strong the checks are is measured by breaking the formula on purpose, one "
@@ -95,11 +96,14 @@ def render_mutation_score(card: Card, score: MeasuredScore | None) -> list[str]:
                 "now, so none is shown.", ""]
     caught = (f"{score.killed} of {score.tried} deliberate error{'s' if score.tried != 1 else ''} "
               f"in the formula {'were' if score.killed != 1 else 'was'} caught by the checks")
+    if score.few:
+        caught += f" — few by nature: {_prose(score.few)}"
     lines = [f'??? abstract "{caught[0].upper()}{caught[1:]}"',
              f"    Each deliberate error (a mutant) is a copy of `snippets/{card.snippet}` with one "
              "change in the code that computes the formula: an operator, a constant, a function, an "
-             "index or an axis. Each ran as the build runs the snippet, and counts as caught when a "
-             "check fails, the snippet stops with an error or it runs past its time limit"
+             "index, a slice, an axis or the order of two arguments. Each ran as the build runs the "
+             "snippet, and counts as caught when a check fails, the snippet stops with an error or it "
+             "runs past its time limit"
              + (f" ({score.timed_out} did)" if score.timed_out else "") + ".", ""]
     groups = [("survived", "Not caught"), ("equivalent", "Declared equivalent (cannot change the "
               "result; not counted)"), ("killed", "Caught"), ("timeout", "Caught: ran past the time limit")]

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,6 +95,33 @@ def unsupported(kernel: Kernel) -> str | None:
     if f" {kernel.needs}" in flags:
         return None
     return f"{kernel.name} needs {kernel.needs}, which this CPU lacks"
+
+
+def blas_core(kernel: Kernel) -> str | None:
+    """The kernel OpenBLAS really runs under this configuration (threadpoolctl's name for it), read
+    from a fresh Python with the configuration's environment; None where numpy's BLAS is another."""
+    env = {k: v for k, v in os.environ.items() if k not in kernel.environment}
+    env.update({k: v for k, v in kernel.environment.items() if v is not None})
+    probe = ("import numpy, threadpoolctl; print(next((i.get('architecture') for i in "
+             "threadpoolctl.threadpool_info() if i['internal_api'] == 'openblas'), ''))")
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True,
+                         timeout=120).stdout.strip()
+    return out or None
+
+
+def same_runs_as(kernel: Kernel) -> Kernel | None:
+    """The named configuration that runs exactly what `kernel` runs, if any: where OpenBLAS's own
+    choice for this CPU is one of the named kernels (SkylakeX on an AVX-512 machine), the two
+    configurations differ only in how the kernel was chosen, and one run stands for both."""
+    if kernel.environment["OPENBLAS_CORETYPE"] is not None:
+        return None
+    core = blas_core(kernel)
+    for other in KERNELS:
+        env = other.environment
+        if (env["OPENBLAS_CORETYPE"] == core and other.environment.keys() == kernel.environment.keys()
+                and all(env[k] == v for k, v in kernel.environment.items() if k != "OPENBLAS_CORETYPE")):
+            return other
+    return None
 
 
 def portable_jobs(settings: Settings) -> list[SnippetJob]:

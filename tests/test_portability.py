@@ -14,7 +14,16 @@ import pytest
 from conftest import ROOT, job
 
 from eqcards.config import Settings
-from eqcards.portability import KERNELS, cache_for, failures, portable_jobs, run_under, unsupported
+from eqcards.portability import (
+    KERNELS,
+    blas_core,
+    cache_for,
+    failures,
+    portable_jobs,
+    run_under,
+    same_runs_as,
+    unsupported,
+)
 from eqcards.runner import run_snippets
 
 pytestmark = pytest.mark.portability
@@ -44,6 +53,9 @@ def probe(kernel, snippets: Path) -> dict:
 def test_every_snippet_passes_under(kernel) -> None:
     if reason := unsupported(kernel):
         pytest.skip(reason)
+    if twin := same_runs_as(kernel):
+        # Not a gap: the other configuration's test runs every snippet under this very kernel.
+        pytest.skip(f"OpenBLAS's own choice on this CPU is {blas_core(kernel)}: {twin.name} runs the same")
     settings = Settings.for_project(ROOT)
     jobs = portable_jobs(settings)
     assert len(jobs) > 300
@@ -103,3 +115,16 @@ def test_the_configurations_cover_both_named_kernels_the_default_and_two_thread_
     threads = {k.environment["OPENBLAS_NUM_THREADS"] for k in KERNELS}
     assert cores == {"Prescott", "SkylakeX", None} and threads == {"1", "2"}
     assert len(KERNELS) == len(cores) * len(threads)
+
+
+def test_a_configuration_stands_for_another_only_when_it_runs_the_same_kernel() -> None:
+    for kernel in KERNELS:
+        twin = same_runs_as(kernel)
+        if twin is None:
+            continue
+        assert kernel.environment["OPENBLAS_CORETYPE"] is None
+        assert blas_core(kernel) == blas_core(twin) == twin.environment["OPENBLAS_CORETYPE"]
+        assert {k: v for k, v in kernel.environment.items() if k != "OPENBLAS_CORETYPE"} == \
+            {k: v for k, v in twin.environment.items() if k != "OPENBLAS_CORETYPE"}
+    named = [k for k in KERNELS if k.environment["OPENBLAS_CORETYPE"] is not None]
+    assert all(same_runs_as(k) is None for k in named)

@@ -146,7 +146,9 @@ def cache_for(kernel: Kernel, cache_root: Path) -> ResultCache:
 def run_under(kernel: Kernel, jobs: list[SnippetJob], settings: Settings, cache_root: Path | None,
               workers: int | None = None) -> RunReport:
     cache = cache_for(kernel, cache_root) if cache_root is not None else None
-    return run_snippets(jobs, settings.snippets_dir, cache, workers or settings.workers,
+    # A two-thread BLAS in every one of N parallel snippets would ask for 2N cores: run fewer at once.
+    threads = int(kernel.environment["OPENBLAS_NUM_THREADS"] or 1)
+    return run_snippets(jobs, settings.snippets_dir, cache, workers or max(1, settings.workers // threads),
                         environment=kernel.environment)
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+import yaml
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from eqcards.chromium import CHROMIUM_ARGS, chromium_executable
@@ -66,3 +69,26 @@ def open_search(page: Page) -> None:
     page.locator("input.md-search__input").click()
     page.wait_for_function("() => !/Initializing/i.test("
                            "document.querySelector('.md-search-result__meta').textContent)")
+
+
+# What TeX looks like when a screen reader reads it out: "backslash frac, brace ..., caret".
+TEX_MARKS = re.compile(r"[\\{}^]")
+
+
+def accessible_image_names(tree: str) -> list[str]:
+    """Names of the images in Playwright's ARIA snapshot (YAML whose leaves read `img "name"`)."""
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, str) and node.startswith('img "'):
+            found.append(json.loads(node[len("img "):]))
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                walk(key)
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(yaml.safe_load(tree))
+    return found

@@ -4,15 +4,12 @@ reaches screen readers by its accessible name."""
 
 from __future__ import annotations
 
-import json
-import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from browser_fixtures import Visit, open_search
+from browser_fixtures import TEX_MARKS, Visit, accessible_image_names, open_search
 from conftest import ROOT
 from playwright.sync_api import Browser, Page
 
@@ -22,8 +19,6 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
 PAGES = {"home": "", "card": "cards/kl-divergence/", "cheatsheet": "cheatsheet/",
          "example": "examples/evaluate-a-retriever/"}
-# What TeX looks like when a screen reader reads it out: "backslash frac, brace ..., caret".
-TEX_MARKS = re.compile(r"[\\{}^]")
 SCHEMES = {"light": ("light", "default"), "dark": ("dark", "slate")}
 # A desktop and a phone: the phone layout has its own header, drawer and stacked cheatsheet.
 VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -114,35 +109,20 @@ def test_every_formula_has_an_accessible_name(visit: Visit, base_url: str, name:
     assert not missing, f"formulas missing from the accessibility tree: {list(missing)[:10]}"
 
 
-def accessible_image_names(tree: str) -> list[str]:
-    """Names of the images in Playwright's ARIA snapshot (YAML whose leaves read `img "name"`)."""
-    found: list[str] = []
-
-    def walk(node: object) -> None:
-        if isinstance(node, str) and node.startswith('img "'):
-            found.append(json.loads(node[len("img "):]))
-        elif isinstance(node, dict):
-            for key, value in node.items():
-                walk(key)
-                walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(yaml.safe_load(tree))
-    return found
-
-
 def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: str, built_site: Path) -> None:
     """Every built page as Chromium's accessibility tree gives it to screen readers: each image
     (formula or figure) is named, and no name is TeX (a backslash, a brace or a caret).
 
     The names are in the HTML the build writes and no script of the site sets one, so pages are
     read with scripts off: a quarter faster over ~500 pages, and the same tree."""
-    pages = sorted(path.parent.relative_to(built_site).as_posix() + "/"
+    every = sorted(path.parent.relative_to(built_site).as_posix() + "/"
                    for path in built_site.rglob("index.html")
                    if 'http-equiv="refresh"' not in path.read_text(encoding="utf-8")[:600])
-    assert len(pages) > 400
+    assert len(every) > 400
+    # Card pages are read the same way by test_responsive's visit of every card (one visit per card
+    # for both tests); this test reads every other page.
+    pages = [p for p in every if not p.startswith("cards/")]
+    assert len(every) - len(pages) >= 378
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     read_as_tex: list[tuple[str, str]] = []
@@ -157,6 +137,6 @@ def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: s
             read_as_tex += [(relative, name) for name in names if TEX_MARKS.search(name)]
     finally:
         context.close()
-    assert images > 5000
+    assert images > 1000
     assert not unnamed, unnamed[:10]
     assert not read_as_tex, f"{len(read_as_tex)} images named by TeX: {read_as_tex[:10]}"

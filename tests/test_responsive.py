@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_fixtures import Visit, open_search
+from browser_fixtures import TEX_MARKS, Visit, accessible_image_names, open_search
 from conftest import ROOT
 from playwright.sync_api import Browser, Page
 
@@ -38,11 +38,15 @@ LAYOUT_PROBE = """() => {
   const body = document.querySelector('.md-typeset') || document.body;
   const bodyFont = parseFloat(getComputedStyle(body).fontSize);
   const formulas = [];
-  for (const svg of document.querySelectorAll('.eqc-math > svg')) {
-    if (svg.closest('.eqc-tex, [hidden], details:not([open])')) continue;
-    svg.parentElement.appendChild(probe);
-    const ex = probe.getBoundingClientRect().height;
-    probe.remove();
+  const svgs = [...document.querySelectorAll('.eqc-math > svg')]
+    .filter(svg => !svg.closest('.eqc-tex, [hidden], details:not([open])'));
+  // Every probe in at once, then every read: one layout for the page, not one per formula (the
+  // cheatsheet and the symbols page hold thousands).
+  const probes = svgs.map(svg => svg.parentElement.appendChild(probe.cloneNode()));
+  const exs = probes.map(p => p.getBoundingClientRect().height);
+  probes.forEach(p => p.remove());
+  for (const [i, svg] of svgs.entries()) {
+    const ex = exs[i];
     const box = svg.getBoundingClientRect();
     const scroller = svg.closest(
       'div.arithmatex, .eqc-sheet-formula, .md-typeset__table, .md-typeset__scrollwrap');
@@ -152,14 +156,22 @@ def test_key_pages_read_well_at_every_width(browser: Browser, base_url: str, siz
 
 def test_every_card_shows_every_formula_at_every_width(browser: Browser, base_url: str) -> None:
     """All cards, each loaded once and looked at in every width (the layout, not the HTML,
-    decides whether a formula shows: the phone bug had the SVG present with size 0 x 0)."""
+    decides whether a formula shows: the phone bug had the SVG present with size 0 x 0), and its
+    accessibility tree read once."""
     page = new_page(browser, WIDTHS[-1], mobile=False)
     failures = {}
+    images, unnamed, read_as_tex = 0, [], []
     for card in CARDS:
         # Loaded wide, then narrowed: widening a page across the theme's breakpoints leaves its
         # search overlay sized for the old width, which no reader loading the page sees.
         page.set_viewport_size({"width": WIDTHS[-1][0], "height": WIDTHS[-1][1]})
         page.goto(base_url + f"cards/{card.id}/", wait_until="load")
+        # In the same visit, what a screen reader is given (test_a11y reads every other page so):
+        # each image (formula or figure) named, and no name TeX.
+        names = accessible_image_names(page.locator("body").aria_snapshot())
+        images += len(names)
+        unnamed += [card.id for name in names if not name.strip()]
+        read_as_tex += [(card.id, name) for name in names if TEX_MARKS.search(name)]
         for size in reversed(WIDTHS):
             page.set_viewport_size({"width": size[0], "height": size[1]})
             equation = page.locator("#equation .eqc-math > svg").bounding_box()
@@ -170,6 +182,9 @@ def test_every_card_shows_every_formula_at_every_width(browser: Browser, base_ur
                 failures[f"{card.id} at {size[0]}px"] = problems[:5]
     page.context.close()
     assert failures == {}, dict(list(failures.items())[:10])
+    assert images > 4 * len(CARDS)
+    assert not unnamed, unnamed[:10]
+    assert not read_as_tex, f"{len(read_as_tex)} images named by TeX: {read_as_tex[:10]}"
 
 
 def test_cheatsheet_stacks_label_over_formula_on_a_phone(browser: Browser, base_url: str) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import GOOD_SNIPPET, MKDOCS, ROOT, Project
 
-from eqcards.cards import load_cards, load_topics
-from eqcards.seeds import read_index
+from eqcards.cards.load import load_cards, load_topics
+from eqcards.cards.seeds import read_index
 
 pytestmark = pytest.mark.build
 

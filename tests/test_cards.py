@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, card_markdown
 
-from eqcards.cards import load_cards, load_topics, parse_card
-from eqcards.errors import CardError, CardErrors
-from eqcards.seeds import read_index
+from eqcards.cards.load import load_cards, load_topics, parse_card
+from eqcards.cards.seeds import read_index
+from eqcards.core.errors import CardError, CardErrors
 
 SEEDS = read_index(ROOT / "seeds" / "entries.txt")
 TOPICS = load_topics(ROOT / "docs" / "topics.yml")

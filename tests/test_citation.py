@@ -11,10 +11,10 @@ import yaml
 from conftest import ROOT, Project, card_markdown
 from playwright.sync_api import Browser
 
-from eqcards.cards import parse_card
-from eqcards.citation import Edition, bibtex, highwire_meta, plain_citation, redirect_page
-from eqcards.localserve import serve
-from eqcards.schema import DOI_PATTERN
+from eqcards.browser.localserve import serve
+from eqcards.cards.load import parse_card
+from eqcards.cards.schema import DOI_PATTERN
+from eqcards.pages.citation import Edition, bibtex, highwire_meta, plain_citation, redirect_page
 
 EDITION = Edition("Equation Cards", "https://cards.example.org/", "2026-11-30")
 

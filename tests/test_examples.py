@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from eqcards.errors import CardError, CardErrors
-from eqcards.examples import (
+from eqcards.core.errors import CardError, CardErrors
+from eqcards.pages.examples import (
     FormulaTokens,
     cell_outputs,
     describe_failure,
@@ -19,7 +19,7 @@ from eqcards.examples import (
     parse_example,
     runnable_source,
 )
-from eqcards.runner import run_snippet
+from eqcards.snippets.runner import run_snippet
 
 SOURCE = """# %% [markdown]
 # # Two numbers

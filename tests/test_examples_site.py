@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, Project, run_notebook
 
-from eqcards.examples import load_examples
+from eqcards.pages.examples import load_examples
 
 pytestmark = pytest.mark.build
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import GOOD_SNIPPET, job
 
-from eqcards.forkclient import ForkServer, preload_modules
-from eqcards.runner import (
+from eqcards.snippets.forkclient import ForkServer, preload_modules
+from eqcards.snippets.runner import (
     GRACE_SECONDS,
     PACKAGE_ROOT,
     SNIPPET_ENV,
@@ -225,7 +225,7 @@ DETERMINISTIC = ("import random, numpy as np\nfrom cardcheck import check_true\n
 
 
 def test_forked_run_equals_a_fresh_interpreter(snippets: Path, server: ForkServer, tmp_path: Path) -> None:
-    """The same output, byte for byte, as `python -m eqcards.worker` in a fresh process (the
+    """The same output, byte for byte, as `python -m eqcards.snippets.worker` in a fresh process (the
     runner before the server): hash seed, random seeds, SVG ids, warmed matplotlib caches."""
     snippet = job(snippets, "same", DETERMINISTIC)
     forked = run_snippet(snippet, snippets, server)
@@ -235,7 +235,7 @@ def test_forked_run_equals_a_fresh_interpreter(snippets: Path, server: ForkServe
     workdir.mkdir()
     out.mkdir()
     env = {**os.environ, **SNIPPET_ENV, "PYTHONPATH": str(PACKAGE_ROOT)}
-    subprocess.run([sys.executable, "-m", "eqcards.worker", str(snippet.snippet_path), str(snippets),
+    subprocess.run([sys.executable, "-m", "eqcards.snippets.worker", str(snippet.snippet_path), str(snippets),
                     str(out / "result.json"), "30"], cwd=workdir, env=env, check=True)
     fresh = json.loads((out / "result.json").read_text())
     assert fresh["ok"]
@@ -245,7 +245,7 @@ def test_forked_run_equals_a_fresh_interpreter(snippets: Path, server: ForkServe
 
 BUILD = """import sys, threading, time
 from pathlib import Path
-from eqcards.runner import SnippetJob, run_snippet, snippet_server
+from eqcards.snippets.runner import SnippetJob, run_snippet, snippet_server
 snippets = Path(sys.argv[1])
 job = SnippetJob('sleepy', Path('sleepy.md'), snippets / 'sleepy.py', timeout=600)
 server = snippet_server(snippets, [job])

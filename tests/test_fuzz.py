@@ -11,8 +11,8 @@ from conftest import VALID_CARD, card_markdown
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from eqcards.cards import parse_card
-from eqcards.errors import CardError
+from eqcards.cards.load import parse_card
+from eqcards.core.errors import CardError
 
 FIELD_NAMES = [*VALID_CARD, "timeout", "former_ids", "errata", "unknown"]
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True),

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from conftest import card_markdown
 
-from eqcards.cards import parse_card
-from eqcards.cheatsheet import render_cheatsheet
-from eqcards.export import cards_json
-from eqcards.model import Part, Topic
-from eqcards.pages import (
+from eqcards.cards.load import parse_card
+from eqcards.cards.model import Part, Topic
+from eqcards.pages.cheatsheet import render_cheatsheet
+from eqcards.pages.export import cards_json
+from eqcards.pages.listings import (
     render_coverage,
     render_coverage_summary,
     render_errata,
@@ -116,8 +116,8 @@ def test_cards_json_fields(tmp_path: Path) -> None:
 def test_numbers_file_errors_name_the_line(tmp_path: Path) -> None:
     import pytest
 
-    from eqcards.errors import CardError, CardErrors
-    from eqcards.numbers import load_numbers
+    from eqcards.core.errors import CardError, CardErrors
+    from eqcards.pages.numbers import load_numbers
 
     path = tmp_path / "numbers.yml"
     path.write_text(
@@ -131,7 +131,7 @@ def test_numbers_file_errors_name_the_line(tmp_path: Path) -> None:
 
 
 def test_glossary_lists_each_symbol_once_with_every_meaning(tmp_path: Path) -> None:
-    from eqcards.pages import render_glossary
+    from eqcards.pages.listings import render_glossary
 
     first, second = tmp_path / "alpha-card.md", tmp_path / "beta-card.md"
     first.write_text(card_markdown(id="alpha-card", title="Alpha",
@@ -149,8 +149,8 @@ def test_glossary_lists_each_symbol_once_with_every_meaning(tmp_path: Path) -> N
 def test_a_bar_in_a_table_cell_stays_a_bar_in_prose_and_in_math(tmp_path: Path) -> None:
     """A '|' would end a Markdown table cell. Escaped as \\| it is right in prose, but inside math
     TeX reads \\| as the double bar of a norm: |w| would be typeset as a norm."""
-    from eqcards.markup import cell
-    from eqcards.pages import render_glossary
+    from eqcards.pages.listings import render_glossary
+    from eqcards.pages.markup import cell
 
     assert cell("absolute value $|w|$ of a|b") == r"absolute value $\vert w\vert $ of a\|b"
     path = tmp_path / "alpha-card.md"

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from conftest import Project, card_markdown
 
-from eqcards.cards import parse_card
-from eqcards.latex import check_latex, prose_formulas
-from eqcards.mathsvg import LatexError, MathRenderer, typeset_html
+from eqcards.cards.load import parse_card
+from eqcards.typeset.latex import check_latex, prose_formulas
+from eqcards.typeset.mathsvg import LatexError, MathRenderer, typeset_html
 
 BODY = """Intro with $\\alpha + \\beta$ inline.
 
@@ -93,7 +93,7 @@ def test_build_fails_on_bad_latex_in_the_cheatsheet_form(project: Project) -> No
 
 
 def test_prerender_fills_the_cache_in_parallel(tmp_path: Path) -> None:
-    from eqcards.mathsvg import prerender
+    from eqcards.typeset.mathsvg import prerender
 
     formulas = [(f"x_{{{i}}} + \\alpha^{i}", i % 2 == 0) for i in range(60)] + [("\\frac{a}{b", True)]
     assert prerender(formulas, tmp_path / "math", workers=2) == 61

@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 from conftest import Project
 
-from eqcards import mutation_run
-from eqcards.cards import parse_card
-from eqcards.export import card_records
-from eqcards.mutation import FORMULA_END, FORMULA_START, MIN_MUTANTS, MutationError, plan
-from eqcards.mutation_ledger import (
+from eqcards.cards.load import parse_card
+from eqcards.mutants import mutation_run
+from eqcards.mutants.mutation import FORMULA_END, FORMULA_START, MIN_MUTANTS, MutationError, plan
+from eqcards.mutants.mutation_ledger import (
     LEDGER_NAME,
     TOOL_VERSION,
     MeasuredScore,
@@ -25,9 +24,10 @@ from eqcards.mutation_ledger import (
     read_ledger,
     update_ledger,
 )
-from eqcards.mutation_run import Target, killed_by, measure, mutate, report
-from eqcards.render import render_mutation_score
-from eqcards.runner import SnippetJob, SnippetResult
+from eqcards.mutants.mutation_run import Target, killed_by, measure, mutate, report
+from eqcards.pages.export import card_records
+from eqcards.pages.render import render_mutation_score
+from eqcards.snippets.runner import SnippetJob, SnippetResult
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
@@ -465,7 +465,7 @@ def test_a_failed_write_leaves_the_ledger_whole(tmp_path: Path, monkeypatch: pyt
 
     def broken(*args: object) -> None:
         raise OSError("disk full")
-    monkeypatch.setattr("eqcards.files.os.replace", broken)
+    monkeypatch.setattr("eqcards.core.files.os.replace", broken)
     with pytest.raises(OSError):
         update_ledger(ledger, {"b": _entry(snippet, tmp_path, ["killed"])}, tmp_path)
     assert ledger.read_text() == before

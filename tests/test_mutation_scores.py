@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from conftest import ROOT
 
-from eqcards.cards import load_cards, load_topics
-from eqcards.mutation import MIN_MUTANTS, plan
-from eqcards.mutation_ledger import LEDGER_NAME, measured, read_ledger
-from eqcards.seeds import read_index
+from eqcards.cards.load import load_cards, load_topics
+from eqcards.cards.seeds import read_index
+from eqcards.mutants.mutation import MIN_MUTANTS, plan
+from eqcards.mutants.mutation_ledger import LEDGER_NAME, measured, read_ledger
 
 CARD_BAR = 0.90
 SITE_BAR = 0.95

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from conftest import ROOT, card_markdown, run_notebook
 
-from eqcards.cards import parse_card
-from eqcards.notebook import helper_sources, snippet_notebook
+from eqcards.cards.load import parse_card
+from eqcards.snippets.notebook import helper_sources, snippet_notebook
 
 
 def test_notebook_of_a_real_card_runs_on_its_own(tmp_path: Path) -> None:

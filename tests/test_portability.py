@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, job
 
-from eqcards.config import Settings
-from eqcards.portability import (
+from eqcards.core.config import Settings
+from eqcards.portability.kernels import (
     KERNELS,
     blas_core,
     cache_for,
@@ -24,7 +24,7 @@ from eqcards.portability import (
     same_runs_as,
     unsupported,
 )
-from eqcards.runner import run_snippets
+from eqcards.snippets.runner import run_snippets
 
 pytestmark = pytest.mark.portability
 

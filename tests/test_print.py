@@ -15,8 +15,8 @@ from browser_fixtures import Visit
 from conftest import ROOT
 from pypdf import PdfReader
 
-from eqcards.cards import load_cards, load_parts
-from eqcards.seeds import read_index
+from eqcards.cards.load import load_cards, load_parts
+from eqcards.cards.seeds import read_index
 
 pytestmark = pytest.mark.browser
 

@@ -1,5 +1,5 @@
 """Releases and card history: what each release holds, what changed in which, and the rule that a
-changed equation, symbol meaning or source carries a history entry (eqcards/releases.py)."""
+changed equation, symbol meaning or source carries a history entry (eqcards/cards/releases.py)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from conftest import card_markdown
 
-from eqcards.cards import parse_card
-from eqcards.changelog import render_card_history, render_changelog, render_history_changes
-from eqcards.citation import Edition, bibtex, highwire_meta, plain_citation
-from eqcards.errors import CardError, CardErrors
-from eqcards.model import Card
-from eqcards.pages import render_home
-from eqcards.releases import Release, ReleaseBook, load_releases, snapshot_json
+from eqcards.cards.load import parse_card
+from eqcards.cards.model import Card
+from eqcards.cards.releases import Release, ReleaseBook, load_releases, snapshot_json
+from eqcards.core.errors import CardError, CardErrors
+from eqcards.pages.changelog import render_card_history, render_changelog, render_history_changes
+from eqcards.pages.citation import Edition, bibtex, highwire_meta, plain_citation
+from eqcards.pages.listings import render_home
 
 EDITION = Edition("Equation Cards", "https://cards.example.org/", "2026-12-09")
 R1 = Release("1.0.0", "2026-12-01", "First release.")

@@ -10,9 +10,9 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from eqcards.config import Settings
-from eqcards.render import ISSUE_FORM
-from eqcards.site import CardSite
+from eqcards.core.config import Settings
+from eqcards.pages.render import ISSUE_FORM
+from eqcards.pages.site import CardSite
 
 FORM = ROOT / ".github" / "ISSUE_TEMPLATE" / ISSUE_FORM
 REPO = "https://github.com/example-org/equation-cards"

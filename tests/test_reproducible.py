@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import MKDOCS, ROOT, snapshot
 
-from eqcards.config import FALLBACK_EDITION_DATE, edition_date
+from eqcards.core.config import FALLBACK_EDITION_DATE, edition_date
 
 pytestmark = pytest.mark.build
 

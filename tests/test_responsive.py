@@ -11,8 +11,8 @@ from browser_fixtures import Visit, open_search
 from conftest import ROOT
 from playwright.sync_api import Browser, Page
 
-from eqcards.cards import load_cards, load_topics
-from eqcards.seeds import read_index
+from eqcards.cards.load import load_cards, load_topics
+from eqcards.cards.seeds import read_index
 
 pytestmark = pytest.mark.browser
 

@@ -12,12 +12,19 @@ from pathlib import Path
 import pytest
 from conftest import GOOD_SNIPPET, ROOT, job, snapshot
 
-from eqcards import snippet_key as key_module
-from eqcards.cache import ResultCache
-from eqcards.determinism import first_difference, run_twice
-from eqcards.forkclient import ForkServer
-from eqcards.runner import SnippetJob, SnippetResult, run_snippet, run_snippets, snippet_server, verdict
-from eqcards.snippet_key import snippet_key
+from eqcards.snippets import snippet_key as key_module
+from eqcards.snippets.cache import ResultCache
+from eqcards.snippets.determinism import first_difference, run_twice
+from eqcards.snippets.forkclient import ForkServer
+from eqcards.snippets.runner import (
+    SnippetJob,
+    SnippetResult,
+    run_snippet,
+    run_snippets,
+    snippet_server,
+    verdict,
+)
+from eqcards.snippets.snippet_key import snippet_key
 
 
 def test_success_records_checks_output_and_figures(snippets: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from conftest import GOOD_SNIPPET, ROOT, Project, card_markdown, make_project, snapshot
 
-from eqcards.seeds import SEEDS_ENV
+from eqcards.cards.seeds import SEEDS_ENV
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ from search_cases import (
     all_words_first,
 )
 
-from eqcards.cards import load_topics
-from eqcards.search import SEARCH_FIELDS, build_documents, rewrite_index
+from eqcards.cards.load import load_topics
+from eqcards.pages.search import SEARCH_FIELDS, build_documents, rewrite_index
 
 ENGINE = ROOT / "docs" / "javascripts" / "search-engine.js"
 
@@ -214,7 +214,7 @@ def test_result_text_is_escaped_for_the_theme_which_inserts_it_as_html() -> None
 
 
 def test_documents_carry_card_fields_and_repeating_pages_only_their_title() -> None:
-    from eqcards.cards import parse_card
+    from eqcards.cards.load import parse_card
 
     topics = {t.id: t for t in load_topics(ROOT / "docs" / "topics.yml")}
     card = parse_card(ROOT / "docs" / "cards" / "kl-divergence.md")
@@ -273,7 +273,7 @@ BARE_SYMBOLS = {"β": "\\beta", "η": "\\eta", "τ": "\\tau", "σ": "\\sigma", "
 
 @pytest.mark.parametrize("typed", BARE_SYMBOLS)
 def test_a_bare_symbol_finds_a_card_that_defines_it_first(site_engine: Engine, typed: str) -> None:
-    from eqcards.cards import parse_card
+    from eqcards.cards.load import parse_card
 
     top = site_engine.ranked(typed)[0]
     assert top.startswith("cards/"), top

@@ -5,9 +5,16 @@ from __future__ import annotations
 import pytest
 from conftest import ROOT
 
-from eqcards.cards import load_cards, load_topics
-from eqcards.numbers import load_numbers
-from eqcards.seeds import SEEDS_ENV, cheatsheet_entries, handbook_entries, read_index, seed_entries, seeds_dir
+from eqcards.cards.load import load_cards, load_topics
+from eqcards.cards.seeds import (
+    SEEDS_ENV,
+    cheatsheet_entries,
+    handbook_entries,
+    read_index,
+    seed_entries,
+    seeds_dir,
+)
+from eqcards.pages.numbers import load_numbers
 
 SHARED_SEEDS = seeds_dir(ROOT)
 

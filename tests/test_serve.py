@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from conftest import GOOD_SNIPPET, Project, card_markdown, snapshot
 
-from eqcards.cards import parse_card
-from eqcards.config import Settings
-from eqcards.devserver import LiveState, canonical, inject
-from eqcards.livesite import LiveSite, _nearby
-from eqcards.serve import Session, classify, ignored
+from eqcards.cards.load import parse_card
+from eqcards.core.config import Settings
+from eqcards.live.devserver import LiveState, canonical, inject
+from eqcards.live.livesite import LiveSite, _nearby
+from eqcards.live.serve import Session, classify, ignored
 
 pytestmark = pytest.mark.build
 
@@ -261,7 +261,7 @@ def test_make_serve_keeps_running_through_a_broken_card(project: Project) -> Non
     base = f"http://127.0.0.1:{port}/"
     log = project.root / "serve.log"
     with log.open("w") as out:
-        server = subprocess.Popen([sys.executable, "-m", "eqcards.serve", "-a", f"127.0.0.1:{port}"],
+        server = subprocess.Popen([sys.executable, "-m", "eqcards.live.serve", "-a", f"127.0.0.1:{port}"],
                                   cwd=project.root, stdout=out, stderr=subprocess.STDOUT,
                                   env={**os.environ, "EQCARDS_CACHE_DIR": str(project.cache)})
     try:

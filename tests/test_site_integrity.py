@@ -13,7 +13,7 @@ import pytest
 import yaml
 from conftest import ROOT, Project
 
-from eqcards.schema import ARXIV_PATTERN, DOI_PATTERN
+from eqcards.cards.schema import ARXIV_PATTERN, DOI_PATTERN
 
 EXTERNAL = ("http://", "https://", "mailto:", "javascript:", "data:", "tel:")
 
@@ -131,8 +131,8 @@ def where_they_differ(source: str, page: str) -> str:
 
 @pytest.fixture(scope="module")
 def cards() -> list:
-    from eqcards.cards import load_cards, load_topics
-    from eqcards.seeds import read_index
+    from eqcards.cards.load import load_cards, load_topics
+    from eqcards.cards.seeds import read_index
 
     return load_cards(ROOT / "docs" / "cards", load_topics(ROOT / "docs" / "topics.yml"),
                       read_index(ROOT / "seeds" / "entries.txt"), ROOT / "snippets")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from eqcards.mathsvg import MathRenderer
-from eqcards.speech import char_name, formula_tree, speak
+from eqcards.typeset.mathsvg import MathRenderer
+from eqcards.typeset.speech import char_name, formula_tree, speak
 
 CASES = [
     (r"D_{\mathrm{KL}}(P \,\Vert\, Q) = \sum_{x} P(x) \log \frac{P(x)}{Q(x)}",

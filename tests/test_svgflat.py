@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser
 
-from eqcards.mathsvg import ANNOTATION, MathRenderer, typeset_html
-from eqcards.svgflat import Unflattenable, flatten
+from eqcards.typeset.mathsvg import ANNOTATION, MathRenderer, typeset_html
+from eqcards.typeset.svgflat import Unflattenable, flatten
 
 TOY = ('<svg style="vertical-align: -0.5ex;" xmlns="http://www.w3.org/2000/svg" width="2ex" height="1ex" '
        'role="img" focusable="false" viewBox="0 -750 900 1000" xmlns:xlink="http://www.w3.org/1999/xlink">'

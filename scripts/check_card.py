@@ -13,7 +13,8 @@ from eqcards.core.config import Settings
 from eqcards.core.errors import CardError, CardErrors
 from eqcards.mutants.mutation_run import measure
 from eqcards.pages.site import CardSite
-from eqcards.snippets.runner import SnippetJob, run_snippet
+from eqcards.snippets.jobs import SnippetJob
+from eqcards.snippets.runner import run_snippet
 
 ROOT = Path(__file__).resolve().parent.parent
 

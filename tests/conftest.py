@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from eqcards.snippets.runner import SnippetJob
+from eqcards.snippets.jobs import SnippetJob
 
 pytest_plugins = ["browser_fixtures"]
 

@@ -245,7 +245,8 @@ def test_forked_run_equals_a_fresh_interpreter(snippets: Path, server: ForkServe
 
 BUILD = """import sys, threading, time
 from pathlib import Path
-from eqcards.snippets.runner import SnippetJob, run_snippet, snippet_server
+from eqcards.snippets.jobs import SnippetJob
+from eqcards.snippets.runner import run_snippet, snippet_server
 snippets = Path(sys.argv[1])
 job = SnippetJob('sleepy', Path('sleepy.md'), snippets / 'sleepy.py', timeout=600)
 server = snippet_server(snippets, [job])

@@ -27,7 +27,7 @@ from eqcards.mutants.mutation_ledger import (
 from eqcards.mutants.mutation_run import Target, killed_by, measure, mutate, report
 from eqcards.pages.export import card_records
 from eqcards.pages.render import render_mutation_score
-from eqcards.snippets.runner import SnippetJob, SnippetResult
+from eqcards.snippets.jobs import SnippetJob, SnippetResult
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"

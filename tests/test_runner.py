@@ -16,14 +16,8 @@ from eqcards.snippets import snippet_key as key_module
 from eqcards.snippets.cache import ResultCache
 from eqcards.snippets.determinism import first_difference, run_twice
 from eqcards.snippets.forkclient import ForkServer
-from eqcards.snippets.runner import (
-    SnippetJob,
-    SnippetResult,
-    run_snippet,
-    run_snippets,
-    snippet_server,
-    verdict,
-)
+from eqcards.snippets.jobs import SnippetJob, SnippetResult
+from eqcards.snippets.runner import run_snippet, run_snippets, snippet_server, verdict
 from eqcards.snippets.snippet_key import snippet_key
 
 

@@ -26,7 +26,8 @@ from ..pages.site import CardSite
 from ..snippets.cache import ResultCache
 from ..snippets.determinism import run_twice
 from ..snippets.forkclient import ForkServer
-from ..snippets.runner import SnippetJob, SnippetResult, run_snippet, run_snippets, snippet_server, verdict
+from ..snippets.jobs import SnippetJob, SnippetResult
+from ..snippets.runner import run_snippet, run_snippets, snippet_server, verdict
 from ..snippets.snippet_key import snippet_key
 from ..typeset.latex import check_latex, page_formulas
 from ..typeset.mathsvg import MathRenderer, prerender

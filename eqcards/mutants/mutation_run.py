@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ..snippets.cache import ResultCache
-from ..snippets.runner import SnippetJob, SnippetResult, run_snippet, snippet_server
+from ..snippets.jobs import SnippetJob, SnippetResult
+from ..snippets.runner import run_snippet, snippet_server
 from ..snippets.snippet_key import environment_fingerprint
 from . import mutation, mutation_operators
 from .mutation import MIN_MUTANTS, Mutant, MutationError, count_problem, plan

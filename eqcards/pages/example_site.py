@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.config import Settings
+from ..snippets.jobs import SnippetJob, SnippetResult
 from ..snippets.notebook import helper_sources
-from ..snippets.runner import RunReport, SnippetJob, SnippetResult
+from ..snippets.runner import RunReport
 from .examples import (
     EXAMPLES_FOLDER,
     Example,

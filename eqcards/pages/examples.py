@@ -10,7 +10,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from ..core.errors import CardError, CardErrors
-from ..snippets.runner import SnippetJob, SnippetResult
+from ..snippets.jobs import SnippetJob, SnippetResult
 
 EXAMPLES_FOLDER = "examples"  # docs/examples/<slug>.py; pages at /examples/<slug>/
 TIMEOUT = 120

@@ -8,7 +8,7 @@ from typing import Any
 from ..cards.model import Card
 from ..cards.releases import CardRecord
 from ..mutants.mutation_ledger import MeasuredScore
-from ..snippets.runner import SnippetResult
+from ..snippets.jobs import SnippetResult
 
 
 def card_records(cards: list[Card], results: dict[str, SnippetResult], site_url: str,

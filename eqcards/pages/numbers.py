@@ -9,7 +9,7 @@ from ..cards.model import Source
 from ..cards.schema import SOURCE_KEYS
 from ..cards.validate import FieldChecker, check_id, check_source_link, yaml_list
 from ..core.errors import CardError, CardErrors
-from ..snippets.runner import SnippetResult
+from ..snippets.jobs import SnippetResult
 from . import markup
 from .render import render_source
 

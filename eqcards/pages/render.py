@@ -8,7 +8,7 @@ from urllib.parse import quote, urlencode
 
 from ..cards.model import Card, Source, Topic
 from ..mutants.mutation_ledger import MeasuredScore
-from ..snippets.runner import SnippetResult
+from ..snippets.jobs import SnippetResult
 from . import markup
 
 # The repository's issue form for card problems (.github/ISSUE_TEMPLATE/); the report link fills in

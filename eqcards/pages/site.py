@@ -14,8 +14,9 @@ from ..core.config import Settings
 from ..core.errors import CardErrors
 from ..mutants.mutation_ledger import LEDGER_NAME, MeasuredScore, measured, read_ledger
 from ..snippets.cache import ResultCache
+from ..snippets.jobs import SnippetJob
 from ..snippets.notebook import helper_sources, snippet_notebook
-from ..snippets.runner import RunReport, SnippetJob, run_snippets
+from ..snippets.runner import RunReport, run_snippets
 from ..typeset.latex import check_latex, page_formulas
 from ..typeset.mathsvg import MathRenderer, prerender, typeset_html
 from .changelog import render_card_history, render_changelog

@@ -24,7 +24,8 @@ from ..cards.seeds import read_index
 from ..core.config import Settings
 from ..pages.numbers import load_numbers
 from ..snippets.cache import ResultCache
-from ..snippets.runner import RunReport, SnippetJob, run_snippets
+from ..snippets.jobs import SnippetJob
+from ..snippets.runner import RunReport, run_snippets
 
 # numpy's runtime-dispatched SIMD targets above its x86-64-v2 baseline: disabling them runs the
 # loops (exp, log, sum ...) of a CPU without AVX2 or AVX-512.

@@ -5,12 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..core.errors import shorten
-
-if TYPE_CHECKING:
-    from .runner import SnippetJob, SnippetResult
+from .jobs import SnippetJob, SnippetResult
 
 ADVICE = ("a card must show the same output on every build: seed every random generator "
           "(np.random.default_rng(0), torch.manual_seed(0)), do not print dates, times, process ids "

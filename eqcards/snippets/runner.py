@@ -9,14 +9,14 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from .cache import ResultCache
 from .determinism import run_twice
 from .forkclient import ForkServer, preload_modules
+from .jobs import SnippetJob, SnippetResult
 from .snippet_key import snippet_key
 from .worker import unverified
 
@@ -35,40 +35,6 @@ SNIPPET_ENV = {
 GRACE_SECONDS = 5  # the child dumps its own traceback at the timeout; we kill it this much later
 
 
-@dataclass(frozen=True)
-class SnippetJob:
-    card_id: str
-    card_path: Path
-    snippet_path: Path
-    timeout: int = 30
-
-
-@dataclass
-class SnippetResult:
-    job: SnippetJob
-    ok: bool
-    stdout: str = ""
-    checks: list[dict[str, Any]] = field(default_factory=list)
-    figures: list[str] = field(default_factory=list)
-    duration: float = 0.0  # seconds of the run that produced this result (cached: the original run)
-    cached: bool = False
-    error: str | None = None
-    line: int | None = None
-    traceback: str = ""
-
-    def describe_failure(self, root: Path | None = None) -> str:
-        """One error naming the card file and the snippet line, then the snippet's traceback."""
-        card = _relative(self.job.card_path, root)
-        snippet = _relative(self.job.snippet_path, root)
-        where = f"{snippet}:{self.line}" if self.line else snippet
-        text = f"{card}: snippet {where} failed: {self.error}"
-        return text + ("\n" + self.traceback.rstrip() if self.traceback else "")
-
-    def payload(self) -> dict[str, Any]:
-        return {"stdout": self.stdout, "checks": self.checks, "figures": self.figures,
-                "duration": self.duration}
-
-
 @dataclass
 class RunReport:
     results: dict[str, SnippetResult]
@@ -81,12 +47,6 @@ class RunReport:
 
     def summary(self) -> str:
         return f"snippets: {self.ran} ran, {self.cached} cached, {len(self.failures)} failed"
-
-
-def _relative(path: Path, root: Path | None) -> str:
-    if root is not None and path.is_relative_to(root):
-        return str(path.relative_to(root))
-    return str(path)
 
 
 def run_snippets(jobs: Iterable[SnippetJob], snippets_dir: Path, cache: ResultCache | None,

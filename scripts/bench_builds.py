@@ -174,10 +174,8 @@ def anchor(root: Path, work: Path, sample: list[str]) -> dict[str, float]:
     (docs / "index.md").write_text("# Anchor\n")
     site = CardSite.load(Settings.for_project(root))
     jobs = [j for j in site.jobs() if j.card_id in sample]
-    card_snippets = {j.snippet_path.name for j in site.jobs()}
-    for helper in (root / "snippets").glob("*.py"):  # the modules snippets import
-        if helper.name not in card_snippets:
-            shutil.copy(helper, docs / helper.name)
+    for helper in site.settings.helpers_dir.glob("*.py"):  # the modules snippets import
+        shutil.copy(helper, docs / helper.name)
     for job in jobs:
         jupytext.write(jupytext.read(job.snippet_path), docs / f"{job.card_id}.ipynb")
     config = ("site_name: anchor\ntheme: {name: material, font: false}\n"

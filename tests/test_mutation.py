@@ -411,23 +411,26 @@ def test_a_long_line_is_shown_around_its_change() -> None:
 # --- ledger, hash, score on the card ----------------------------------------------------------
 
 def test_content_hash_covers_snippet_and_imported_helpers_only(tmp_path: Path) -> None:
-    (tmp_path / "helper.py").write_text("K = 1\n")
-    (tmp_path / "other.py").write_text("J = 1\n")
+    lib = tmp_path / "lib"  # the helpers, apart from the card snippets
+    lib.mkdir()
+    (lib / "helper.py").write_text("K = 1\n")
+    (lib / "other.py").write_text("J = 1\n")
     snippet = tmp_path / "card.py"
     snippet.write_text("from helper import K\n")
     first = content_hash(snippet, tmp_path)
-    (tmp_path / "other.py").write_text("J = 2\n")
+    (lib / "other.py").write_text("J = 2\n")
+    (tmp_path / "helper.py").write_text("K = 3\n")  # beside the card snippets: not a helper
     assert content_hash(snippet, tmp_path) == first
-    (tmp_path / "helper.py").write_text("K = 2\n")
+    (lib / "helper.py").write_text("K = 2\n")
     second = content_hash(snippet, tmp_path)
     assert second != first
     snippet.write_text("from helper import K  # edited\n")
     third = content_hash(snippet, tmp_path)
     assert third != second
-    (tmp_path / "helper.py").write_text("import numpy as np, deeper\nK = 2\n")
-    (tmp_path / "deeper.py").write_text("D = 1\n")
+    (lib / "helper.py").write_text("import numpy as np, deeper\nK = 2\n")
+    (lib / "deeper.py").write_text("D = 1\n")
     fourth = content_hash(snippet, tmp_path)
-    (tmp_path / "deeper.py").write_text("D = 2\n")  # a helper's helper counts too
+    (lib / "deeper.py").write_text("D = 2\n")  # a helper's helper counts too
     assert content_hash(snippet, tmp_path) not in (third, fourth)
 
 

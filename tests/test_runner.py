@@ -170,7 +170,7 @@ def test_editing_a_snippet_or_its_helper_changes_the_key(snippets: Path) -> None
     good = job(snippets, "good", GOOD_SNIPPET)
     other = job(snippets, "other", "import numpy\nprint(1)\n")
     before = snippet_key(good.snippet_path, snippets, 30), snippet_key(other.snippet_path, snippets, 30)
-    with (snippets / "cardcheck.py").open("a") as handle:
+    with (snippets / "lib" / "cardcheck.py").open("a") as handle:
         handle.write("\n# changed\n")
     after = snippet_key(good.snippet_path, snippets, 30), snippet_key(other.snippet_path, snippets, 30)
     assert before[0] != after[0]  # imports cardcheck
@@ -296,9 +296,9 @@ ESCAPES = {
 def shared_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, ForkServer]]:
     """One snippets folder and one snippet server for many short runs."""
     folder = tmp_path_factory.mktemp("shared") / "snippets"
-    folder.mkdir()
+    (folder / "lib").mkdir(parents=True)
     for helper in ("cardcheck.py", "cardplot.py"):
-        shutil.copy(ROOT / "snippets" / helper, folder / helper)
+        shutil.copy(ROOT / "snippets" / "lib" / helper, folder / "lib" / helper)
     with snippet_server(folder, []) as server:
         yield folder, server
 

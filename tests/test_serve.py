@@ -172,7 +172,7 @@ def test_the_served_site_is_what_a_build_makes_after_any_edits(serving, tmp_path
     settle(session)
     (project.root / "docs/cards/toy-d.md").unlink()
     settle(session)
-    helper = project.root / "snippets/cardcheck.py"  # every snippet imports it: all of them run again
+    helper = project.root / "snippets/lib/cardcheck.py"  # every snippet imports it: all of them run again
     helper.write_text(helper.read_text() + "\n# edited\n")
     settle(session)
     out = tmp_path / "built"
@@ -237,15 +237,15 @@ def test_saved_files_sorted_into_cards_snippets_and_the_rest(project: Project) -
     project.add_card("toy-a")
     settings = Settings.for_project(project.root)
     live = LiveSite(settings)
-    live.helpers = {settings.snippets_dir / "cardcheck.py"}
+    live.helpers = {settings.helpers_dir / "cardcheck.py"}
     root = settings.root
     cards, snippets, other = classify([root / "docs/cards/toy-a.md", root / "docs/cards/gone.md",
-                                       root / "snippets/toy-a.py", root / "snippets/cardcheck.py",
-                                       root / "snippets/new_helper.py", root / "docs/topics.yml",
-                                       root / "docs/cards/sedX4fq"], settings, live)
+                                       root / "snippets/toy-a.py", root / "snippets/lib/cardcheck.py",
+                                       root / "snippets/lib/new_helper.py", root / "snippets/no-card.py",
+                                       root / "docs/topics.yml", root / "docs/cards/sedX4fq"], settings, live)
     assert cards == {root / "docs/cards/toy-a.md", root / "docs/cards/gone.md"}
     assert snippets == {root / "snippets/toy-a.py"}
-    assert other == {root / "snippets/cardcheck.py", root / "docs/topics.yml"}
+    assert other == {root / "snippets/lib/cardcheck.py", root / "docs/topics.yml"}
 
 
 def free_port() -> int:

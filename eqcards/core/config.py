@@ -11,6 +11,14 @@ from pathlib import Path
 # The date of a build made from neither a commit nor SOURCE_DATE_EPOCH (a source archive):
 # fixed, so that even such builds do not depend on the day they are made.
 FALLBACK_EDITION_DATE = "2026-11-30"
+# The modules that card snippets import by their short names (`from cardcheck import check_close`),
+# kept apart from the card snippets: snippets/lib/. The runner puts this folder on a snippet's path.
+HELPERS_FOLDER = "lib"
+
+
+def helpers_dir(snippets_dir: Path) -> Path:
+    """The folder of the helper modules that the snippets under snippets_dir import."""
+    return snippets_dir / HELPERS_FOLDER
 
 
 def edition_date(root: Path) -> str:
@@ -36,7 +44,7 @@ class Settings:
     docs_dir: Path
     """MkDocs docs_dir; cards live in its cards/ subfolder."""
     snippets_dir: Path
-    """Folder of card snippets and their shared helper modules (cardcheck, cardplot)."""
+    """Folder of card snippets; their shared helper modules (cardcheck, cardplot) are in its lib/."""
     cache_dir: Path
     """Snippet result cache, outside site/ so `mkdocs build --clean` keeps it.
     Override with EQCARDS_CACHE_DIR."""
@@ -56,6 +64,10 @@ class Settings:
     @property
     def cards_dir(self) -> Path:
         return self.docs_dir / "cards"
+
+    @property
+    def helpers_dir(self) -> Path:
+        return helpers_dir(self.snippets_dir)
 
     @property
     def topics_file(self) -> Path:

@@ -135,7 +135,7 @@ class LiveSite:
         self.parts: list[Part] = []
         self.seeds: set[str] = set()
         self.releases = ReleaseBook([], {})
-        self.helpers: set[Path] = set()  # modules in snippets/ that are no card's snippet, at load
+        self.helpers: set[Path] = set()  # the helper modules in snippets/lib/, at load
         self._parsed: dict[str, tuple[tuple[int, int], Card | CardError]] = {}  # by file stem
         self._good: dict[str, Card] = {}  # each card's last version without a blocking problem
         self._latex: dict[str, tuple[Card, list[CardError]]] = {}
@@ -185,8 +185,7 @@ class LiveSite:
                                                  settings.snippets_dir)
         except (CardError, CardErrors) as exc:
             self._site_problems.append(Problem("numbers.md", self._located(exc)))
-        own = {os.path.normpath(settings.snippets_dir / c.snippet) for c in self._all_parsed()}
-        self.helpers = {p for p in settings.snippets_dir.glob("*.py") if os.path.normpath(p) not in own}
+        self.helpers = set(settings.helpers_dir.glob("*.py"))
         if settings.execute:
             self.site.report = run_snippets(self.site.jobs(), settings.snippets_dir, self.runner.cache,
                                             settings.workers, check_determinism=settings.check_determinism)

@@ -57,7 +57,9 @@ def classify(paths: Iterable[Path], settings: Settings,
         elif path.parent == settings.snippets_dir and path.suffix == ".py":
             if (settings.cards_dir / f"{path.stem}.md").is_file() or live.card_for_snippet(path):
                 snippets.add(path)
-            elif path in live.helpers:  # cardcheck, cardplot ...: every snippet may import it
+            # else: a snippet that no card names yet; the card that will is saved then
+        elif path.parent == settings.helpers_dir and path.suffix == ".py":
+            if path in live.helpers:  # cardcheck, cardplot ...: every snippet may import it
                 other.add(path)
             # else: a new module that no snippet imports yet; the snippet that will is saved then
         elif path.exists() or path.suffix in (".md", ".yml", ".py"):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.config import helpers_dir
 from ..core.files import write_atomically
 
 LEDGER_NAME = "mutation-scores.json"
@@ -33,14 +34,14 @@ IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+(\w+)|import[ \t]+([\w., \t]+))",
 
 
 def content_hash(snippet: Path, snippets_dir: Path) -> str:
-    """SHA-256 over the snippet and the helper modules under snippets_dir it imports, transitively
+    """SHA-256 over the snippet and the helper modules (snippets_dir's lib/) it imports, transitively
     (by file name and content; no library or Python version). Imports are found by their lines,
     not by parsing: a build hashes every snippet, and this stays cheap."""
     texts = {snippet: snippet.read_bytes()}
     pending = [snippet]
     while pending:
         for name in _imported_names(texts[pending.pop()]):
-            helper = snippets_dir / f"{name}.py"
+            helper = helpers_dir(snippets_dir) / f"{name}.py"
             if helper not in texts and helper.is_file():
                 texts[helper] = helper.read_bytes()
                 pending.append(helper)

@@ -243,7 +243,7 @@ def _finish(outcome: CardOutcome, cache: ResultCache | None,
 def _run_mutant(mutant: Mutant, source: str, outcome: CardOutcome, snippets_dir: Path, server: Any,
                 scratch: Path, timeout: int) -> SnippetResult:
     """The mutant is written under the snippet's own file name in a folder of its own; its helper
-    imports resolve from snippets_dir, which the runner puts first on the path."""
+    imports resolve from snippets_dir's lib/, which the runner puts first on the path."""
     folder = scratch / f"{outcome.target.card_id}-{mutant.number:04d}"
     folder.mkdir()
     path = folder / outcome.target.snippet.name

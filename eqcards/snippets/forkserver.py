@@ -53,9 +53,10 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.config import helpers_dir
 from .forkclient import kill_group
 
-HELPERS = ("cardcheck", "cardplot")  # snippets/ helpers every card imports
+HELPERS = ("cardcheck", "cardplot")  # snippets/lib/ helpers every card imports
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -72,7 +73,8 @@ class _Child:
 def _preload(snippets_dir: Path, modules: list[str]) -> None:
     """Import what every child would otherwise import itself. Failures are left to the child,
     which reports them at the snippet's line; warnings at import are not the snippets' output."""
-    sys.path.insert(0, str(snippets_dir))
+    helpers = helpers_dir(snippets_dir)
+    sys.path.insert(0, str(helpers))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -81,13 +83,13 @@ def _preload(snippets_dir: Path, modules: list[str]) -> None:
             matplotlib.use("Agg")
         except Exception:
             pass  # every child reports it
-        for name in [*modules, *(h for h in HELPERS if (snippets_dir / f"{h}.py").is_file())]:
+        for name in [*modules, *(h for h in HELPERS if (helpers / f"{h}.py").is_file())]:
             try:
                 __import__(name)
             except Exception:
                 continue  # a child importing it reports the error, at the snippet's line
         _warm_up()
-    sys.path.remove(str(snippets_dir))  # worker.run puts it first again in each child
+    sys.path.remove(str(helpers))  # worker.run puts it first again in each child
     from . import worker  # noqa: F401 - what every child runs
 
 

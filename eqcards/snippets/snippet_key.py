@@ -9,6 +9,8 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from ..core.config import helpers_dir
+
 # Bump when the runner changes what it records, so old cache entries stop matching.
 RUNNER_VERSION = "2"  # 2: checks record their line; a failed check fails even if caught
 # Distributions whose version can change what a snippet prints: the numerics and the reference libraries.
@@ -28,7 +30,8 @@ def environment_fingerprint() -> str:
 
 
 def local_imports(path: Path, snippets_dir: Path) -> list[Path]:
-    """Helper modules under snippets_dir that a snippet imports, transitively, in a stable order."""
+    """Helper modules (snippets_dir's lib/) that a snippet imports, transitively, in a stable order."""
+    helpers = helpers_dir(snippets_dir)
     found: dict[Path, None] = {}
     pending = [path]
     while pending:
@@ -44,7 +47,7 @@ def local_imports(path: Path, snippets_dir: Path) -> list[Path]:
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 names = [node.module]
             for name in names:
-                candidate = snippets_dir / (name.split(".")[0] + ".py")
+                candidate = helpers / (name.split(".")[0] + ".py")
                 if candidate.is_file() and candidate != path and candidate not in found:
                     found[candidate] = None
                     pending.append(candidate)

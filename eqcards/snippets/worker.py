@@ -21,6 +21,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
+from ..core.config import helpers_dir
 from . import sandbox
 
 # Output beyond this is dropped with a note, so a runaway print cannot bloat a page or the cache.
@@ -86,7 +87,7 @@ def run(snippet: Path, snippets_dir: Path, timeout: float, hang_report: Path) ->
                          "figure.max_open_warning": 0})
     random.seed(0)
     np.random.seed(0)
-    sys.path.insert(0, str(snippets_dir))
+    sys.path.insert(0, str(helpers_dir(snippets_dir)))
     sys.argv = [str(snippet)]
     tempfile.tempdir = os.getcwd()  # temporary files go where the sandbox lets a snippet write
     # If the snippet hangs, dump where it is just before the parent's deadline.

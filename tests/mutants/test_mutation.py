@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Project
+from conftest import ROOT, Project
 
 from eqcards.cards.load import parse_card
 from eqcards.mutants import mutation_run
@@ -29,9 +29,8 @@ from eqcards.pages.export import card_records
 from eqcards.pages.render import render_mutation_score
 from eqcards.snippets.jobs import SnippetJob, SnippetResult
 
-ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
-FIXTURES = ROOT / "tests" / "fixtures" / "mutation"
+FIXTURES = ROOT / "tests" / "mutants" / "fixtures"
 
 
 def region(code: str, before: str = "import numpy as np\n", after: str = "") -> str:
@@ -568,8 +567,8 @@ def test_the_tool_scores_weak_strong_and_real_snippets(tmp_path: Path,
     text, ok = report(list(outcomes.values()))
     assert not ok
     assert "weak: 8 mutants, 0 killed, 8 survived" in text
-    assert "  survived    tests/fixtures/mutation/weak.py:9: - m = np.mean(x)  + m = np.sum(x)" in text
-    assert "  timed out   tests/fixtures/mutation/loop.py:10: - k += 1  + k -= 1  (counted as killed)" in text
+    assert "  survived    tests/mutants/fixtures/weak.py:9: - m = np.mean(x)  + m = np.sum(x)" in text
+    assert "  timed out   tests/mutants/fixtures/loop.py:10: - k += 1  + k -= 1  (counted as killed)" in text
 
     # An unchanged snippet is never mutated again: everything comes from the cache.
     started = time.perf_counter()

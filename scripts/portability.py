@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from eqcards.config import Settings
-from eqcards.portability import KERNELS, failures, portable_jobs, run_under, same_runs_as, unsupported
+from eqcards.core.config import Settings
+from eqcards.portability.kernels import KERNELS, failures, portable_jobs, run_under, same_runs_as, unsupported
 
 ROOT = Path(__file__).resolve().parent.parent
 

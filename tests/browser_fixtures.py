@@ -12,8 +12,8 @@ import pytest
 import yaml
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from eqcards.chromium import CHROMIUM_ARGS, chromium_executable
-from eqcards.localserve import serve
+from eqcards.browser.chromium import CHROMIUM_ARGS, chromium_executable
+from eqcards.browser.localserve import serve
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,106 @@
+"""How to cite a card: BibTeX, a plain-text reference, Highwire meta tags, and old-id redirects."""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass
+
+from ..cards.model import Card
+from ..cards.releases import CardRecord
+
+AUTHOR = "Equation Cards contributors"
+
+
+@dataclass(frozen=True)
+class Edition:
+    """What identifies this build of the site in a citation."""
+
+    site_name: str
+    site_url: str  # absolute, ending in '/'
+    date: str  # ISO date of the commit the site was built from
+
+    def card_url(self, card_id: str) -> str:
+        return f"{self.site_url.rstrip('/')}/cards/{card_id}/"
+
+
+def _bibtex_escape(value: str) -> str:
+    return "".join("\\" + ch if ch in "{}&%$#_" else ch for ch in value)
+
+
+def _version(edition: Edition, record: CardRecord | None) -> tuple[str, str | None, str]:
+    """The date the cited text is of, its release number (None if it is in no release) and how
+    a citation names that version. A card exactly as in the site's release cites the release; a
+    card added or changed after it cites this build's date, saying so."""
+    released = record.released_as if record is not None else None
+    if released is not None:
+        return released.date, released.version, f"release {released.version} ({released.date})"
+    if record is not None and record.current is not None:
+        return (edition.date, None, f"unreleased version of {edition.date} "
+                f"(after release {record.current.version})")
+    return edition.date, None, f"version of {edition.date}"
+
+
+def bibtex(card: Card, edition: Edition, record: CardRecord | None = None) -> str:
+    """A @misc entry naming the release (or the date) of the card's text; `urldate` is the date
+    accessed, which the page sets to the reader's day (docs/javascripts/cite.js)."""
+    date, version, named = _version(edition, record)
+    fields = {
+        "title": "{" + _bibtex_escape(card.title) + "}",
+        "author": "{" + AUTHOR + "}",
+        "howpublished": _bibtex_escape(edition.site_name),
+        "year": date[:4],
+        "url": edition.card_url(card.id),
+        **({"version": version} if version else {}),
+        "note": named[0].upper() + named[1:],
+        "urldate": edition.date,
+    }
+    body = ",\n".join(f"  {key} = {{{value}}}" for key, value in fields.items())
+    return f"@misc{{eqcards:{card.id},\n{body}\n}}"
+
+
+def plain_citation(card: Card, edition: Edition, record: CardRecord | None = None) -> str:
+    named = _version(edition, record)[2]
+    return (f"{AUTHOR}. \u201c{card.title}.\u201d {edition.site_name}, {named}. "
+            f"{edition.card_url(card.id)} (accessed {edition.date}).")
+
+
+def highwire_meta(card: Card, edition: Edition, record: CardRecord | None = None) -> dict[str, str]:
+    """Highwire Press tags that Zotero and Google Scholar read from a page's <head>."""
+    return {
+        "citation_title": card.title,
+        "citation_author": AUTHOR,
+        "citation_publication_date": _version(edition, record)[0].replace("-", "/"),
+        "citation_public_url": edition.card_url(card.id),
+        "citation_publisher": edition.site_name,
+    }
+
+
+def render_cite_box(card: Card, edition: Edition, record: CardRecord | None = None) -> str:
+    """A collapsible block; every code block gets a copy button from the theme. The dates
+    accessed in it are this build's until the page's script puts in the reader's day."""
+    def block(title: str, lang: str, content: str) -> list[str]:
+        return [f"    **{title}**", "", f"    ```{lang}", *[f"    {line}" for line in content.splitlines()],
+                "    ```", ""]
+
+    lines = [f'<div class="eqc-cite" data-accessed="{edition.date}" markdown>', "",
+             '??? quote "BibTeX, plain text, link and LaTeX"', ""]
+    lines += block("BibTeX", "bibtex", bibtex(card, edition, record))
+    lines += block("Plain text", "text", plain_citation(card, edition, record))
+    lines += block("Link to this card", "text", edition.card_url(card.id))
+    lines += block("Equation (LaTeX)", "latex", card.equation)
+    return "\n".join([*lines, "</div>"])
+
+
+def redirect_page(relative_url: str, canonical_url: str) -> str:
+    """A static page at a former id's URL that sends readers (and their #anchor) to the card."""
+    rel = html.escape(relative_url, quote=True)
+    canonical = html.escape(canonical_url, quote=True)
+    script_target = json.dumps(relative_url).replace("</", "<\\/")
+    return (
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+        f"<title>Moved</title><link rel=\"canonical\" href=\"{canonical}\">\n"
+        f"<script>location.replace({script_target} + location.hash)</script>\n"
+        f"<meta http-equiv=\"refresh\" content=\"0; url={rel}\">\n"
+        f"</head><body><p>This card has moved to <a href=\"{rel}\">{canonical}</a>.</p></body></html>\n"
+    )

@@ -26,6 +26,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("multi-head attention", "multi-head-attention"),
     ("log-sum-exp", "log-sum-exp"),
     ("cosine similarity", "cosine-similarity"),
+    ("Llama parameter count", "decoder-parameter-count"),
+    ("GQA parameters", "decoder-parameter-count"),
+    ("SwiGLU parameters", "decoder-parameter-count"),
     # abbreviations
     ("KL", "kl-divergence"),
     ("RRF", "reciprocal-rank-fusion"),

@@ -177,3 +177,13 @@ def run_notebook(notebook: dict, folder: Path) -> subprocess.CompletedProcess:
     env["MPLBACKEND"] = "Agg"
     return subprocess.run([sys.executable, "-E", "-s", "notebook.py"], cwd=folder, env=env,
                           capture_output=True, text=True, timeout=300)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run order, for pytest-xdist's work stealing, which first hands each worker a contiguous share:
+    the portability runs and the tests that need no site first, the tests of the built site last. The
+    first worker then starts on the long snippet runs while the last builds the site, instead of
+    waiting on the build's lock with a core idle."""
+    def needs_site(item: pytest.Item) -> bool:
+        return bool({"built_site", "base_url"} & set(getattr(item, "fixturenames", ())))
+    items.sort(key=lambda item: (item.get_closest_marker("portability") is None, needs_site(item)))

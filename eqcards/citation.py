@@ -6,6 +6,7 @@ import html
 import json
 from dataclasses import dataclass
 
+from . import markup
 from .model import Card
 from .releases import CardRecord
 
@@ -28,6 +29,23 @@ def _bibtex_escape(value: str) -> str:
     return "".join("\\" + ch if ch in "{}&%$#_" else ch for ch in value)
 
 
+# Characters of card and paper titles that plain LaTeX (pdflatex) cannot typeset as text.
+LATEX_CHARACTERS = {**{ch: f"$\\{name}$" for name, ch in markup.GREEK.items() if not name.startswith("var")},
+                    "ϵ": "$\\epsilon$", "φ": "$\\varphi$", "ᾱ": "$\\bar{\\alpha}$", "√": "$\\surd$",
+                    "−": "-", "·": "$\\cdot$", "×": "$\\times$", "≤": "$\\le$", "≥": "$\\ge$",
+                    "∞": "$\\infty$", "∑": "$\\sum$", "|": "$|$"}
+
+
+def _bibtex_text(value: str) -> str:
+    """A title for BibTeX: escaped, its script notation (A^π, d_k) as \\textsuperscript and
+    \\textsubscript, Greek letters and math signs as LaTeX, so that the entry compiles."""
+    def chars(text: str) -> str:
+        return "".join(LATEX_CHARACTERS.get(ch, ch) for ch in _bibtex_escape(text))
+
+    commands = {"^": "textsuperscript", "_": "textsubscript"}
+    return markup._with_scripts(value, chars, lambda m, inner, _: f"\\{commands[m]}{{{inner}}}")
+
+
 def _version(edition: Edition, record: CardRecord | None) -> tuple[str, str | None, str]:
     """The date the cited text is of, its release number (None if it is in no release) and how
     a citation names that version. A card exactly as in the site's release cites the release; a
@@ -46,7 +64,7 @@ def bibtex(card: Card, edition: Edition, record: CardRecord | None = None) -> st
     accessed, which the page sets to the reader's day (docs/javascripts/cite.js)."""
     date, version, named = _version(edition, record)
     fields = {
-        "title": "{" + _bibtex_escape(card.title) + "}",
+        "title": "{" + _bibtex_text(card.title) + "}",
         "author": "{" + AUTHOR + "}",
         "howpublished": _bibtex_escape(edition.site_name),
         "year": date[:4],
@@ -61,14 +79,14 @@ def bibtex(card: Card, edition: Edition, record: CardRecord | None = None) -> st
 
 def plain_citation(card: Card, edition: Edition, record: CardRecord | None = None) -> str:
     named = _version(edition, record)[2]
-    return (f"{AUTHOR}. \u201c{card.title}.\u201d {edition.site_name}, {named}. "
+    return (f"{AUTHOR}. \u201c{markup.plain(card.title)}.\u201d {edition.site_name}, {named}. "
             f"{edition.card_url(card.id)} (accessed {edition.date}).")
 
 
 def highwire_meta(card: Card, edition: Edition, record: CardRecord | None = None) -> dict[str, str]:
     """Highwire Press tags that Zotero and Google Scholar read from a page's <head>."""
     return {
-        "citation_title": card.title,
+        "citation_title": markup.plain(card.title),
         "citation_author": AUTHOR,
         "citation_publication_date": _version(edition, record)[0].replace("-", "/"),
         "citation_public_url": edition.card_url(card.id),

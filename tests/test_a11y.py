@@ -133,12 +133,52 @@ def accessible_image_names(tree: str) -> list[str]:
     return found
 
 
+# TeX where a reader sees text: a $ delimiter, a command (\\alpha), a braced script (^{, _{) or a
+# \\( \\) \\[ \\] delimiter. Typeset formulas (images named in words, checked above and below) and
+# code are not text; see VISIBLE_TEXT for what else is exempt.
+TEX_IN_TEXT = re.compile(r"\$|\\[A-Za-z]+|[\^_]\{|\\[()\[\]]")
+# Every text node a reader can see, with every collapsible block (<details>: citations, snippet
+# source, mutation lists) opened first. Exempt, since they hold TeX or code on purpose: code
+# (<code>, <pre>, <kbd>, <samp>: the snippet source, the citation and "Equation (LaTeX)" boxes,
+# mutation diffs), each formula's hidden TeX for search and copying (.eqc-tex, [data-tex]; the
+# formula itself is an SVG image), scripts and styles. Anything not rendered (display: none,
+# [hidden]) is not seen, so not checked.
+VISIBLE_TEXT = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const exempt = 'code, pre, kbd, samp, script, style, noscript, svg, [hidden], '
+    + '.eqc-math, .eqc-tex, [data-tex]';
+  const seen = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!node.nodeValue.trim() || !parent || parent.closest(exempt) || !parent.checkVisibility()) continue;
+    seen.push(node.nodeValue);
+  }
+  return seen.join(' ');
+}"""
+
+
+def tex_marks(text: str) -> list[str]:
+    """Each place TeX shows in a page's visible text, with a little of the text around it."""
+    text = " ".join(text.split())
+    return [text[max(m.start() - 40, 0):m.end() + 40] for m in TEX_IN_TEXT.finditer(text)]
+
+
+def test_visible_text_check_finds_tex_and_lets_prose_be() -> None:
+    assert tex_marks("sampling it with step size $\\Delta$ here") and tex_marks("a \\(x\\) b")
+    assert tex_marks("q(x_{t-1} | x_t)") and tex_marks("e^{-u}") and tex_marks("the \\alpha weight")
+    assert tex_marks("a weight_decay of 0.1, x<sub>t</sub>, Aπ, C++, 50% (a) [b] {c}") == []
+
+
 def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: str, built_site: Path) -> None:
     """Every built page as Chromium's accessibility tree gives it to screen readers: each image
-    (formula or figure) is named, and no name is TeX (a backslash, a brace or a caret).
+    (formula or figure) is named, and no name is TeX (a backslash, a brace or a caret). In the
+    same visit, the text a reader sees (VISIBLE_TEXT) shows no TeX either.
 
     The names are in the HTML the build writes and no script of the site sets one, so pages are
-    read with scripts off: a quarter faster over ~500 pages, and the same tree."""
+    read with scripts off: a quarter faster over ~500 pages, and the same tree. (The text is what
+    a reader without scripts sees; the only script that changes a page's text, cite.js, writes the
+    reader's date and the page's address into the citation's code.)"""
     pages = sorted(path.parent.relative_to(built_site).as_posix() + "/"
                    for path in built_site.rglob("index.html")
                    if 'http-equiv="refresh"' not in path.read_text(encoding="utf-8")[:600])
@@ -146,8 +186,9 @@ def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: s
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     read_as_tex: list[tuple[str, str]] = []
+    shown_as_tex: list[tuple[str, str]] = []
     unnamed: list[str] = []
-    images = 0
+    images = characters = 0
     try:
         for relative in pages:
             page.goto(base_url + relative.removeprefix("./"), wait_until="domcontentloaded")
@@ -155,8 +196,13 @@ def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: s
             images += len(names)
             unnamed += [relative for name in names if not name.strip()]
             read_as_tex += [(relative, name) for name in names if TEX_MARKS.search(name)]
+            text = page.evaluate(VISIBLE_TEXT)
+            characters += len(text)
+            shown_as_tex += [(relative, found) for found in tex_marks(text)]
     finally:
         context.close()
     assert images > 5000
+    assert characters > 1_000_000  # the text really was read, every page's
     assert not unnamed, unnamed[:10]
     assert not read_as_tex, f"{len(read_as_tex)} images named by TeX: {read_as_tex[:10]}"
+    assert not shown_as_tex, f"{len(shown_as_tex)} places show TeX as text: {shown_as_tex[:15]}"

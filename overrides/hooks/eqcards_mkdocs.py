@@ -13,6 +13,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+from eqcards import markup
 from eqcards.citation import Edition
 from eqcards.config import Settings, edition_date
 from eqcards.errors import CardError, CardErrors
@@ -81,8 +82,9 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     # The theme prints titles and descriptions into the page unescaped; a '<' in a card's
     # title must reach the reader as text, never as markup.
     card = _site.card(card_id)
-    page.meta["title"] = html.escape(card.title, quote=True)
-    page.meta["description"] = html.escape(card.summary, quote=True)
+    # Neither holds markup: their TeX and script notation are written as Unicode (markup.plain).
+    page.meta["title"] = html.escape(markup.plain(card.title), quote=True)
+    page.meta["description"] = html.escape(markup.plain(card.summary), quote=True)
     page.meta["citation"] = _site.citation_meta(card_id)
     return _site.card_page(card_id)
 

@@ -18,10 +18,14 @@ class Edition:
     """What identifies this build of the site in a citation."""
 
     site_name: str
-    site_url: str  # absolute, ending in '/'
+    site_url: str | None  # absolute, ending in '/'; None when the build has no public address
     date: str  # ISO date of the commit the site was built from
 
     def card_url(self, card_id: str) -> str:
+        """The card's permanent address; with no site URL, its path from the site's root
+        (`cards/<id>/`), which the page's script completes from the address it was loaded from."""
+        if self.site_url is None:
+            return f"cards/{card_id}/"
         return f"{self.site_url.rstrip('/')}/cards/{card_id}/"
 
 
@@ -89,36 +93,50 @@ def highwire_meta(card: Card, edition: Edition, record: CardRecord | None = None
         "citation_title": markup.plain(card.title),
         "citation_author": AUTHOR,
         "citation_publication_date": _version(edition, record)[0].replace("-", "/"),
-        "citation_public_url": edition.card_url(card.id),
+        # Only a public address: with none, a reference manager reads the page's own.
+        **({"citation_public_url": edition.card_url(card.id)} if edition.site_url else {}),
         "citation_publisher": edition.site_name,
     }
 
 
 def render_cite_box(card: Card, edition: Edition, record: CardRecord | None = None) -> str:
     """A collapsible block; every code block gets a copy button from the theme. The dates
-    accessed in it are this build's until the page's script puts in the reader's day."""
+    accessed in it are this build's until the page's script puts in the reader's day.
+
+    A build with no public address (no SITE_URL) writes the card's link from the site's root
+    (`cards/<id>/`) and says so; the page's script (docs/javascripts/cite.js) puts in the address
+    the page was loaded from, from `data-link` and `data-root` (the site's root, from the page)."""
     def block(title: str, lang: str, content: str) -> list[str]:
         return [f"    **{title}**", "", f"    ```{lang}", *[f"    {line}" for line in content.splitlines()],
                 "    ```", ""]
 
-    lines = [f'<div class="eqc-cite" data-accessed="{edition.date}" markdown>', "",
+    link = edition.card_url(card.id)
+    relative = "" if edition.site_url else f' data-link="{html.escape(link)}" data-root="../../"'
+    lines = [f'<div class="eqc-cite" data-accessed="{edition.date}"{relative} markdown>', "",
              '??? quote "BibTeX, plain text, link and LaTeX"', ""]
+    if not edition.site_url:
+        lines += ['    <p class="eqc-cite-relative">This copy of the site was built without its public '
+                  f"address, so the links below are written from the site's home page ({link}): "
+                  "put the address you are reading the site at in front of them.</p>", ""]
     lines += block("BibTeX", "bibtex", bibtex(card, edition, record))
     lines += block("Plain text", "text", plain_citation(card, edition, record))
-    lines += block("Link to this card", "text", edition.card_url(card.id))
+    lines += block("Link to this card", "text", link)
     lines += block("Equation (LaTeX)", "latex", card.equation)
     return "\n".join([*lines, "</div>"])
 
 
-def redirect_page(relative_url: str, canonical_url: str) -> str:
-    """A static page at a former id's URL that sends readers (and their #anchor) to the card."""
+def redirect_page(relative_url: str, canonical_url: str | None) -> str:
+    """A static page at a former id's URL that sends readers (and their #anchor) to the card.
+    `canonical_url` is the card's public address, None when the site has none."""
     rel = html.escape(relative_url, quote=True)
-    canonical = html.escape(canonical_url, quote=True)
+    canonical = html.escape(canonical_url, quote=True) if canonical_url else None
     script_target = json.dumps(relative_url).replace("</", "<\\/")
+    link = f"<link rel=\"canonical\" href=\"{canonical}\">" if canonical else ""
     return (
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-        f"<title>Moved</title><link rel=\"canonical\" href=\"{canonical}\">\n"
+        f"<title>Moved</title>{link}\n"
         f"<script>location.replace({script_target} + location.hash)</script>\n"
         f"<meta http-equiv=\"refresh\" content=\"0; url={rel}\">\n"
-        f"</head><body><p>This card has moved to <a href=\"{rel}\">{canonical}</a>.</p></body></html>\n"
+        f"</head><body><p>This card has moved to <a href=\"{rel}\">{canonical or 'its new address'}</a>."
+        "</p></body></html>\n"
     )

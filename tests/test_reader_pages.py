@@ -10,9 +10,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, Project
 
 from eqcards import markup
+from eqcards.config import SiteURLError, is_loopback, public_site_url
 
 # TeX where text is shown: a $ delimiter, a command (\alpha), a braced script, a \( \) \[ \] delimiter.
 TEX = re.compile(r"\$|\\[A-Za-z]+|[\^_]\{|\\[()\[\]]")
@@ -65,6 +66,26 @@ def test_every_card_text_written_as_plain_text_holds_no_tex() -> None:
     assert [text for (_, field), text in shown.items() if field == "title" and re.search(r"[_^]", text)] == []
 
 
+# --- The site's address -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8000/", "http://127.1.2.3/", "http://localhost:8000/",
+                                 "http://LOCALHOST/", "http://[::1]:8000/", "http://0.0.0.0:8000/"])
+def test_a_loopback_site_url_cannot_be_published(url: str) -> None:
+    assert is_loopback(url)
+    assert public_site_url(url, publish=False) == url  # `make serve` previews at its own address
+    with pytest.raises(SiteURLError, match=r"^SITE_URL is .* loopback address.*EQCARDS_PUBLISH=1.*SITE_URL="):
+        public_site_url(url, publish=True)
+
+
+def test_a_site_url_is_needed_to_publish_and_optional_otherwise() -> None:
+    for missing in (None, "", "  "):
+        assert public_site_url(missing, publish=False) is None
+        with pytest.raises(SiteURLError, match=r"^SITE_URL is not set.*EQCARDS_PUBLISH=1.*SITE_URL=https://"):
+            public_site_url(missing, publish=True)
+    assert public_site_url("https://cards.example.org/eq", publish=True) == "https://cards.example.org/eq/"
+    assert not is_loopback("https://127.0.0.1.example.org/") and not is_loopback("https://localhost.example/")
+
+
 # --- The built site -----------------------------------------------------------------------------
 
 class HeadText(HTMLParser):
@@ -115,3 +136,100 @@ def test_titles_meta_tags_and_search_results_show_no_tex(built_site: Path) -> No
     shown = [(d["location"], key, d[key]) for d in documents for key in ("title", "teaser")]
     assert len(documents) > 380 and sum(1 for *_, text in shown if text) > 700
     assert [s for s in shown if TEX.search(s[2])] == []
+
+
+# Loopback hosts as they appear in a link. [::1] alone is also a Python slice (mutation diffs on the
+# nDCG and unigram cards read `np.sort(judged)[::1]`, `{t[::1]: lp ...}`), so it counts only as a
+# host: after // or before a port.
+LOOPBACK = re.compile(rb"(?<![\d.])127\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\d])|localhost|0\.0\.0\.0|"
+                      rb"//\[::1\]|\[::1\]:\d", re.I)
+LOOPBACK_URL = re.compile(rb"://(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|0\.0\.0\.0|\[::1\])", re.I)
+
+
+def loopback_addresses(site: Path) -> list[tuple[str, str]]:
+    """Every loopback address in any file of a built site. The theme's JavaScript source maps are
+    held to addresses in URLs only: the theme's own source comments there name localhost and
+    127.0.0.1 in prose (which hosts a browser lets it use), which no page links to."""
+    found = []
+    for path in sorted(p for p in site.rglob("*") if p.is_file()):
+        pattern = LOOPBACK_URL if path.name.endswith(".js.map") else LOOPBACK
+        data = path.read_bytes()
+        found += [(str(path.relative_to(site)), data[max(m.start() - 40, 0):m.end() + 20].decode("latin-1"))
+                  for m in pattern.finditer(data)]
+    return found
+
+
+def test_a_default_build_holds_no_loopback_address(built_site: Path) -> None:
+    assert len(list(built_site.rglob("*"))) > 1000
+    assert loopback_addresses(built_site) == []
+
+
+def test_the_loopback_search_finds_what_it_looks_for(tmp_path: Path) -> None:
+    for text in ("http://127.0.0.1:8000/cards/x/", "see localhost", "http://[::1]/", "[::1]:8000",
+                 "0.0.0.0:80"):
+        (tmp_path / "page.html").write_text(text)
+        assert loopback_addresses(tmp_path), text
+    (tmp_path / "page.html").write_text("x[::1] and {t[::1]: lp} and 1127.0.0.12 and v2.127.0.0.1a")
+    assert loopback_addresses(tmp_path) == []
+
+
+# --- Builds with and without a site URL ---------------------------------------------------------
+
+def card_page(project: Project, card_id: str = "toy-entropy") -> str:
+    return (project.root / "site" / "cards" / card_id / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.build
+def test_a_build_without_site_url_makes_no_absolute_link(project: Project) -> None:
+    project.add_card("toy-entropy", former_ids=["toy-old"], title="Toy entropy H^π",
+                     summary="Average surprise over the top-$k$ outcomes with step $\\Delta$.")
+    result = project.build(env={"SITE_URL": "", "EQCARDS_PUBLISH": "0"})
+    assert result.returncode == 0, result.stderr
+    said = [line for line in (result.stdout + result.stderr).splitlines() if "SITE_URL" in line]
+    assert len(said) == 1 and "SITE_URL is not set: absolute links are off" in said[0], said
+    site = project.root / "site"
+    assert loopback_addresses(site) == []
+    assert not (site / "sitemap.xml").exists() and not (site / "sitemap.xml.gz").exists()
+    page = card_page(project)
+    assert 'rel="canonical"' not in page and "citation_public_url" not in page
+    assert 'data-link="cards/toy-entropy/" data-root="../../"' in page
+    assert "built without its public address" in page
+    text = re.sub(r"<[^>]+>", "", page)
+    assert "url = {cards/toy-entropy/}" in text and " cards/toy-entropy/ (accessed " in text
+    assert "<title>Toy entropy Hπ - Equation Cards</title>" in page
+    assert 'content="Average surprise over the top-k outcomes with step Δ."' in page
+    assert "Toy entropy H<sup>π</sup>" in page
+    cards = json.loads((site / "cards.json").read_text(encoding="utf-8"))
+    assert [c["url"] for c in cards["cards"]] == ["cards/toy-entropy/"]
+    redirect = (site / "cards" / "toy-old" / "index.html").read_text(encoding="utf-8")
+    assert "canonical" not in redirect and 'url=../toy-entropy/"' in redirect
+
+
+@pytest.mark.build
+def test_a_build_for_publishing_needs_its_public_address(project: Project) -> None:
+    project.add_card("toy-entropy")
+    for url, problem in (("", "SITE_URL is not set"), ("http://127.0.0.1:8000/", "a loopback address"),
+                         ("http://localhost:8000/", "a loopback address")):
+        result = project.build(env={"SITE_URL": url, "EQCARDS_PUBLISH": "1"})
+        assert result.returncode != 0, url
+        output = result.stdout + result.stderr
+        errors = [line for line in output.splitlines() if "EQCARDS_PUBLISH=1" in line]
+        assert len(errors) == 1 and problem in errors[0] and "SITE_URL=https://" in errors[0], output
+        assert not (project.root / "site").exists()  # it stopped before writing anything
+    result = project.build(env={"SITE_URL": "https://cards.example.org/eq/", "EQCARDS_PUBLISH": "1"})
+    assert result.returncode == 0, result.stderr
+    assert "SITE_URL" not in result.stdout + result.stderr
+    site = project.root / "site"
+    assert loopback_addresses(site) == []
+    page = card_page(project)
+    assert '<link rel="canonical" href="https://cards.example.org/eq/cards/toy-entropy/">' in page
+    public = "https://cards.example.org/eq/cards/toy-entropy/"
+    assert f'<meta name="citation_public_url" content="{public}">' in page
+    assert "data-link" not in page and "built without its public address" not in page
+    assert "url = {https://cards.example.org/eq/cards/toy-entropy/}" in re.sub(r"<[^>]+>", "", page)
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert "<loc>https://cards.example.org/eq/cards/toy-entropy/</loc>" in sitemap
+    # The one date a page carries is the edition's (a project outside git: the fixed one).
+    assert set(re.findall(r"<lastmod>([^<]*)</lastmod>", sitemap)) == {"2026-11-30"}
+    cards = json.loads((site / "cards.json").read_text(encoding="utf-8"))
+    assert [c["url"] for c in cards["cards"]] == ["https://cards.example.org/eq/cards/toy-entropy/"]

@@ -15,7 +15,7 @@ from mkdocs.structure.pages import Page
 
 from eqcards import markup
 from eqcards.citation import Edition
-from eqcards.config import Settings, edition_date
+from eqcards.config import Settings, SiteURLError, edition_date, public_site_url, publishing
 from eqcards.errors import CardError, CardErrors
 from eqcards.livesite import serving
 from eqcards.mathsvg import LatexError
@@ -27,6 +27,15 @@ _site: CardSite | None = None
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _site
+    # No site URL, no absolute link: a build without SITE_URL links nowhere but within itself
+    # (a build for publishing without a public one fails here, before any work).
+    try:
+        config.site_url = public_site_url(config.site_url, publishing())
+    except SiteURLError as exc:
+        raise PluginError(str(exc)) from None
+    if config.site_url is None:
+        log.info("SITE_URL is not set: absolute links are off (no canonical links, sitemap or citation "
+                 "URL; the citation box takes the address a card is read at)")
     settings = Settings.for_project(Path(config.config_file_path).parent, Path(config.docs_dir))
     # `make serve` (eqcards/serve.py) holds the site between edits and keeps each problem on its
     # page; a build loads it here, strictly.
@@ -36,8 +45,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
             _site = CardSite.load(settings)
         except (CardError, CardErrors) as exc:
             raise PluginError(f"invalid cards:\n{exc}") from None
-    site_url = config.site_url or "http://127.0.0.1:8000/"
-    _site.edition = Edition(config.site_name, site_url, edition_date(settings.root))
+    _site.edition = Edition(config.site_name, config.site_url, edition_date(settings.root))
     _site.repo_url = config.repo_url
     config.nav = _site.nav()
     return config
@@ -116,3 +124,6 @@ def on_post_build(config: MkDocsConfig) -> None:
     index = Path(config.site_dir) / "search" / "search_index.json"
     if index.is_file():
         _site.rewrite_search_index(index)
+    if not config.site_url:  # a sitemap lists absolute URLs only; with no address it has none
+        for name in ("sitemap.xml", "sitemap.xml.gz"):
+            (Path(config.site_dir) / name).unlink(missing_ok=True)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import html
 import json
+import re
+import unicodedata
 from dataclasses import dataclass
 
 from . import markup
-from .model import Card
+from .model import Card, Source
 from .releases import CardRecord
 
 AUTHOR = "Equation Cards contributors"
@@ -113,16 +115,129 @@ def render_cite_box(card: Card, edition: Edition, record: CardRecord | None = No
     link = edition.card_url(card.id)
     relative = "" if edition.site_url else f' data-link="{html.escape(link)}" data-root="../../"'
     lines = [f'<div class="eqc-cite" data-accessed="{edition.date}"{relative} markdown>', "",
-             '??? quote "BibTeX, plain text, link and LaTeX"', ""]
+             '??? quote "BibTeX (this card and its primary source), plain text, link and LaTeX"', ""]
     if not edition.site_url:
         lines += ['    <p class="eqc-cite-relative">This copy of the site was built without its public '
                   f"address, so the links below are written from the site's home page ({link}): "
                   "put the address you are reading the site at in front of them.</p>", ""]
     lines += block("BibTeX", "bibtex", bibtex(card, edition, record))
+    if card.sources:
+        lines += block(f"BibTeX of the primary source, {source_short_name(card.sources[0])}", "bibtex",
+                       source_bibtex(card.sources[0]))
     lines += block("Plain text", "text", plain_citation(card, edition, record))
     lines += block("Link to this card", "text", link)
     lines += block("Equation (LaTeX)", "latex", card.equation)
     return "\n".join([*lines, "</div>"])
+
+
+# A source's venue, read for its BibTeX entry type: conference proceedings (by their words or the
+# usual abbreviations), a technical report, a journal ("Name volume(number), pages"), a publisher.
+PROCEEDINGS = re.compile(r"Proceedings|Conference|Workshop|workshop|Symposium|Advances in Neural|Findings of|"
+                         r"\b(?:ICLR|NeurIPS|NIPS|ICML|ACL|EMNLP|NAACL|AAAI|IJCAI|COLM|COLING|SIGIR|KDD|CVPR|"
+                         r"ICCV|ECCV|WWW|CIKM|WSDM|UAI|AISTATS|ECML|TREC)\b")
+REPORT = re.compile(r"^(?P<before>.*?)\s*Technical Report\s+(?P<number>[^,]+?)(?:,\s*(?P<after>.*))?$")
+JOURNAL = re.compile(r"^(?P<journal>.*?)\s+(?P<volume>[A-Z-]*\d+)(?:\((?P<number>[^)]+)\))?,"
+                     r"\s*(?P<pages>\w+(?:–\w+)?)$")
+JOURNAL_WORDS = re.compile(r"Journal|Transactions|Review|Letters|Annals")
+PUBLISHER = re.compile(r"Press|Springer|Wiley|Kaufmann|Pearson|Chapman|Publishing|Publishers|Addison")
+PAGES = re.compile(r",\s*(?P<pages>\d+–\d+)$")
+SUFFIX = re.compile(r"^(?P<name>.*\S)\s+(?P<suffix>Jr\.?|Sr\.?|II|III|IV)$")
+ORGANIZATION = re.compile(r"contributors|\bTeam\b|\bteam\b|\bInc\b|Foundation|\bGroup\b|\bProject\b|\(")
+TITLE_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "with", "is", "are", "do", "does"}
+
+
+def _ascii(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+
+
+def _braced(value: str) -> str:
+    return "{" + _bibtex_escape(value).replace("–", "--") + "}"
+
+
+def source_short_name(source: Source) -> str:
+    """How a reference names a source in running text: 'Shannon (1948)', 'Kullback and Leibler
+    (1951)', 'Peng et al. (2019)'."""
+    names = [n.strip() for n in source.authors.split(",") if n.strip() and n.strip().rstrip(".") != "et al"]
+    last = [n if ORGANIZATION.search(n) else SUFFIX.sub(r"\g<name>", n).split()[-1] for n in names]
+    if len(last) > 2 or len(names) < len([n for n in source.authors.split(",") if n.strip()]):
+        who = f"{last[0]} et al."
+    else:
+        who = " and ".join(last)
+    return markup.text(f"{who} ({source.year})")
+
+
+def _bibtex_name(name: str) -> str:
+    """One author as BibTeX reads names: 'others' for et al., an organization in braces (kept
+    whole), a suffix after the surname (Baird, III, Leemon C.)."""
+    if name.rstrip(".") == "et al":
+        return "others"
+    if ORGANIZATION.search(name):
+        return "{" + _bibtex_escape(name) + "}"
+    if found := SUFFIX.match(name):
+        *given, last = found.group("name").split()
+        return _bibtex_escape(f"{last}, {found.group('suffix')}, {' '.join(given)}")
+    return _bibtex_escape(name)
+
+
+def _surname(name: str) -> str:
+    """The word of an author's name that starts a citation key: the surname, or an organization's
+    first word."""
+    words = _ascii(SUFFIX.sub(r"\g<name>", name)).split() or ["anon"]
+    return re.sub(r"[^a-z0-9]", "", words[0] if ORGANIZATION.search(name) else words[-1])
+
+
+def source_bibtex(source: Source) -> str:
+    """A source as a BibTeX entry of its own kind: @inproceedings, @article, @techreport, @book,
+    @incollection, or @misc (an arXiv preprint, with eprint and archivePrefix; a web page)."""
+    names = [n.strip() for n in source.authors.split(",") if n.strip()]
+    authors = " and ".join(_bibtex_name(n) for n in names)
+    venue = source.venue
+    fields = {"author": "{" + authors + "}", "title": "{{" + _bibtex_text(source.title) + "}}"}
+    if "arxiv" in venue.lower() and "preprint" in venue.lower():
+        kind = "misc"
+        fields["howpublished"] = _braced(f"arXiv preprint arXiv:{source.arxiv}" if source.arxiv else venue)
+    elif report := REPORT.match(venue):
+        kind = "techreport"
+        fields["institution"] = _braced(report.group("after") or report.group("before") or venue)
+        fields["number"] = _braced(report.group("number"))
+    elif PROCEEDINGS.search(venue):
+        kind = "inproceedings"
+        pages = PAGES.search(venue)
+        fields["booktitle"] = _braced(venue[:pages.start()] if pages else venue)
+        if pages:
+            fields["pages"] = _braced(pages.group("pages"))
+    elif journal := JOURNAL.match(venue):
+        kind = "article"
+        fields["journal"] = _braced(journal.group("journal"))
+        fields["volume"] = _braced(journal.group("volume"))
+        if journal.group("number"):
+            fields["number"] = _braced(journal.group("number"))
+        fields["pages"] = _braced(journal.group("pages"))
+    elif JOURNAL_WORDS.search(venue) and not PUBLISHER.search(venue):
+        kind, fields["journal"] = "article", _braced(venue)
+    elif PUBLISHER.search(venue):
+        pages = PAGES.search(venue)
+        if pages or "eds." in venue:  # a chapter in an edited book
+            kind = "incollection"
+            fields["booktitle"] = _braced(venue[:pages.start()] if pages else venue)
+            if pages:
+                fields["pages"] = _braced(pages.group("pages"))
+        else:
+            kind, fields["publisher"] = "book", _braced(venue)
+    else:
+        kind, fields["howpublished"] = "misc", _braced(venue)
+    fields["year"] = "{" + str(source.year) + "}"
+    if source.doi:
+        fields["doi"] = "{" + source.doi + "}"
+    if source.arxiv:
+        fields.update(eprint="{" + source.arxiv + "}", archivePrefix="{arXiv}")
+    if source.url:
+        fields["url"] = "{" + source.url + "}"
+    first = _surname(names[0]) if names else "anon"
+    word = next((w for w in re.findall(r"[a-z0-9]+", _ascii(source.title)) if w not in TITLE_STOPWORDS), "")
+    key = re.sub(r"[^a-z0-9]", "", first) + str(source.year) + word
+    body = ",\n".join(f"  {name} = {value}" for name, value in fields.items())
+    return f"@{kind}{{{key},\n{body}\n}}"
 
 
 def redirect_page(relative_url: str, canonical_url: str | None) -> str:

@@ -11,9 +11,12 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, Project
+from playwright.sync_api import Browser
 
 from eqcards import markup
+from eqcards.citation import source_bibtex, source_short_name
 from eqcards.config import SiteURLError, is_loopback, public_site_url
+from eqcards.model import Source
 
 # TeX where text is shown: a $ delimiter, a command (\alpha), a braced script, a \( \) \[ \] delimiter.
 TEX = re.compile(r"\$|\\[A-Za-z]+|[\^_]\{|\\[()\[\]]")
@@ -64,6 +67,51 @@ def test_every_card_text_written_as_plain_text_holds_no_tex() -> None:
     assert [(key, text) for key, text in shown.items() if TEX.search(text)] == []
     # Titles are headings: no script marker is left in them at all.
     assert [text for (_, field), text in shown.items() if field == "title" and re.search(r"[_^]", text)] == []
+
+
+# --- The primary source's BibTeX ----------------------------------------------------------------
+
+@pytest.mark.parametrize(("source", "entry"), [
+    (Source("Solomon Kullback, Richard A. Leibler", 1951, "On Information and Sufficiency",
+            "The Annals of Mathematical Statistics 22(1), 79–86", doi="10.1214/aoms/1177729694"),
+     "@article{kullback1951information,\n  author = {Solomon Kullback and Richard A. Leibler},\n"
+     "  title = {{On Information and Sufficiency}},\n  journal = {The Annals of Mathematical Statistics},\n"
+     "  volume = {22},\n  number = {1},\n  pages = {79--86},\n  year = {1951},\n"
+     "  doi = {10.1214/aoms/1177729694}\n}"),
+    (Source("John Schulman, Filip Wolski, et al.", 2017, "Proximal Policy Optimization Algorithms",
+            "arXiv preprint", arxiv="1707.06347"),
+     "@misc{schulman2017proximal,\n  author = {John Schulman and Filip Wolski and others},\n"
+     "  title = {{Proximal Policy Optimization Algorithms}},\n"
+     "  howpublished = {arXiv preprint arXiv:1707.06347},\n  year = {2017},\n"
+     "  eprint = {1707.06347},\n  archivePrefix = {arXiv}\n}"),
+    (Source("Omar Khattab, Matei Zaharia", 2020, "ColBERT: Efficient & Effective Passage Search",
+            "Proceedings of the 43rd International ACM SIGIR Conference, 39–48", arxiv="2004.12832"),
+     "@inproceedings{khattab2020colbert,\n  author = {Omar Khattab and Matei Zaharia},\n"
+     "  title = {{ColBERT: Efficient \\& Effective Passage Search}},\n"
+     "  booktitle = {Proceedings of the 43rd International ACM SIGIR Conference},\n  pages = {39--48},\n"
+     "  year = {2020},\n  eprint = {2004.12832},\n  archivePrefix = {arXiv}\n}"),
+    (Source("Richard S. Sutton, Andrew G. Barto", 2018, "Reinforcement Learning: An Introduction",
+            "MIT Press", url="http://incompleteideas.net/book/the-book-2nd.html"),
+     "@book{sutton2018reinforcement,\n  author = {Richard S. Sutton and Andrew G. Barto},\n"
+     "  title = {{Reinforcement Learning: An Introduction}},\n  publisher = {MIT Press},\n  year = {2018},\n"
+     "  url = {http://incompleteideas.net/book/the-book-2nd.html}\n}"),
+    (Source("Leemon C. Baird III", 1993, "Advantage Updating",
+            "Technical Report WL-TR-93-1146, Wright Laboratory", url="https://example.org/baird"),
+     "@techreport{baird1993advantage,\n  author = {Baird, III, Leemon C.},\n"
+     "  title = {{Advantage Updating}},\n"
+     "  institution = {Wright Laboratory},\n  number = {WL-TR-93-1146},\n  year = {1993},\n"
+     "  url = {https://example.org/baird}\n}"),
+])
+def test_primary_source_bibtex_is_an_entry_of_its_kind(source: Source, entry: str) -> None:
+    assert source_bibtex(source) == entry
+
+
+def test_primary_source_is_named_as_in_running_text() -> None:
+    assert source_short_name(Source("C. E. Shannon", 1948, "t", "v")) == "Shannon (1948)"
+    assert source_short_name(Source("Solomon Kullback, Richard A. Leibler", 1951, "t", "v")) == \
+        "Kullback and Leibler (1951)"
+    assert source_short_name(Source("Hugo Touvron, Louis Martin, et al.", 2023, "t", "v")) == \
+        "Touvron et al. (2023)"
 
 
 # --- The site's address -------------------------------------------------------------------------
@@ -199,6 +247,7 @@ def test_a_build_without_site_url_makes_no_absolute_link(project: Project) -> No
     assert "<title>Toy entropy Hπ - Equation Cards</title>" in page
     assert 'content="Average surprise over the top-k outcomes with step Δ."' in page
     assert "Toy entropy H<sup>π</sup>" in page
+    assert "@article{shannon1948mathematical," in text  # the primary source, from the card's sources
     cards = json.loads((site / "cards.json").read_text(encoding="utf-8"))
     assert [c["url"] for c in cards["cards"]] == ["cards/toy-entropy/"]
     redirect = (site / "cards" / "toy-old" / "index.html").read_text(encoding="utf-8")
@@ -233,3 +282,54 @@ def test_a_build_for_publishing_needs_its_public_address(project: Project) -> No
     assert set(re.findall(r"<lastmod>([^<]*)</lastmod>", sitemap)) == {"2026-11-30"}
     cards = json.loads((site / "cards.json").read_text(encoding="utf-8"))
     assert [c["url"] for c in cards["cards"]] == ["https://cards.example.org/eq/cards/toy-entropy/"]
+
+
+# --- In the browser -----------------------------------------------------------------------------
+
+# Each text line of an element, and whether any of them runs under a given box or past the element.
+LINES_AND_BUTTON = """([code, button]) => {
+  const range = document.createRange();
+  range.selectNodeContents(code);
+  const lines = [...range.getClientRects()].filter(r => r.width > 0);
+  const b = button.getBoundingClientRect(), c = code.getBoundingClientRect();
+  const under = lines.filter(r => r.right > b.left && r.left < b.right
+                                && r.bottom > b.top && r.top < b.bottom);
+  return {lines: lines.length, under: under.length, past: lines.filter(r => r.right > c.right + 0.5).length,
+          scroll: code.scrollWidth - code.clientWidth};
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [390, 1280])
+def test_cite_box_links_the_address_it_is_read_at_wraps_and_copies_the_primary_source(
+        browser: Browser, base_url: str, width: int) -> None:
+    """The shared site is built without SITE_URL: the citation takes the page's own address (the
+    local server's here). The plain reference wraps clear of its copy button, and the primary
+    source's BibTeX is offered and copied by its button."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url.rstrip("/"))
+    page = context.new_page()
+    try:
+        page.goto(base_url + "cards/advantage-weighted-regression/", wait_until="load")
+        box = page.locator(".eqc-cite details")
+        box.locator("summary").click()
+        here = base_url + "cards/advantage-weighted-regression/"
+        blocks = box.locator("pre code")
+        assert blocks.count() == 5
+        bibtex, primary, plain, link = (blocks.nth(i).inner_text() for i in range(4))
+        assert f"url = {{{here}}}" in bibtex and here + " (accessed " in plain and link.strip() == here
+        assert not box.locator(".eqc-cite-relative").is_visible()
+        assert primary.startswith("@misc{peng2019advantage,") and "eprint = {1910.00177}" in primary
+        assert "archivePrefix = {arXiv}" in primary
+        assert "Peng et al. (2019)" in box.inner_text()
+        for i in (0, 1, 2):  # the card's BibTeX, the primary source's, the plain reference
+            code = blocks.nth(i)
+            button = box.locator("button[data-md-type=copy]").nth(i)
+            shape = page.evaluate(LINES_AND_BUTTON, [code.element_handle(), button.element_handle()])
+            assert shape["lines"] >= 2 and shape["under"] == 0 and shape["past"] == 0, (i, shape)
+            assert shape["scroll"] <= 0, (i, shape)  # nothing hidden to scroll to
+        box.locator("button[data-md-type=copy]").nth(1).click()
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert copied.strip() == primary.strip()
+    finally:
+        context.close()

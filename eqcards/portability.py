@@ -68,7 +68,8 @@ KERNELS: tuple[Kernel, ...] = tuple(
     _kernel(f"{key}-{threads}t", f"{text}, {threads} thread{'s' if threads > 1 else ''}", coretype, threads,
             old_numpy=coretype == "Prescott", needs=needs)
     for key, text, coretype, needs in (
-        ("prescott", "OpenBLAS Prescott (SSE3) kernels and numpy without AVX2/AVX-512 loops", "Prescott", "pni"),
+        ("prescott", "OpenBLAS Prescott (SSE3) kernels and numpy without AVX2/AVX-512 loops", "Prescott",
+         "pni"),
         ("skylakex", "OpenBLAS SkylakeX (AVX-512) kernels", "SkylakeX", "avx512f"),
         ("auto", "OpenBLAS's own choice for this CPU", None, ""),
     )

@@ -78,7 +78,8 @@ def test_each_configuration_is_what_the_snippet_really_runs_under(kernel, snippe
 def test_a_snippet_that_fails_under_one_kernel_fails_naming_it(snippets: Path, tmp_path: Path) -> None:
     """A tolerance that holds on one kernel only, staged: the snippet passes unless it runs on SkylakeX."""
     fragile = job(snippets, "fragile", PROBE.replace(
-        "print(json.dumps", 'check_true("not on SkylakeX", blas[0]["architecture"] != "SkylakeX")\nprint(json.dumps'))
+        "print(json.dumps",
+        'check_true("not on SkylakeX", blas[0]["architecture"] != "SkylakeX")\nprint(json.dumps'))
     settings = Settings.for_project(ROOT)
     by_name = {k.name: k for k in KERNELS}
     if unsupported(by_name["skylakex-1t"]):

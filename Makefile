@@ -25,10 +25,10 @@ venv: $(STAMP) $(NODE_STAMP)
 build: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
-# Our own server (eqcards/serve.py), not `mkdocs serve`: a saved card rebuilds its own page at
+# Our own server (eqcards/live/serve.py), not `mkdocs serve`: a saved card rebuilds its own page at
 # once and the pages listing every card a moment later; problems show on their page.
 serve: $(STAMP)
-	$(BIN)/python -m eqcards.serve --dev-addr 127.0.0.1:8000
+	$(BIN)/python -m eqcards.live.serve --dev-addr 127.0.0.1:8000
 
 lint: $(STAMP)
 	$(BIN)/ruff check eqcards overrides scripts snippets tests

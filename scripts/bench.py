@@ -28,7 +28,7 @@ from bench_builds import (
     synthesize_cards,
 )
 
-from eqcards.chromium import chromium_executable
+from eqcards.browser.chromium import chromium_executable
 
 ROOT = Path(__file__).resolve().parent.parent
 SYNTHETIC_CARDS = 2000

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, sync_playwright
 
-from eqcards.chromium import CHROMIUM_ARGS, chromium_executable
-from eqcards.localserve import serve
+from eqcards.browser.chromium import CHROMIUM_ARGS, chromium_executable
+from eqcards.browser.localserve import serve
 
 # When a page's formulas count as rendered: laid out (reading offsetHeight forces style and
 # layout, which is also what starts the download of any web font the formulas use) with every
@@ -45,7 +45,7 @@ def write_bare_pages(site: Path, page: str, browser: Browser, base: str) -> tupl
     tab.goto(base + page)
     formulas = tab.evaluate("""() => [...document.querySelectorAll('.eqc-math')].map(m =>
         [m.dataset.tex, m.closest('div.arithmatex') !== null])""")
-    # Shared glyphs exist only when some formula could not be flattened (eqcards/svgflat.py).
+    # Shared glyphs exist only when some formula could not be flattened (eqcards/typeset/svgflat.py).
     ours = tab.evaluate("""() => [document.querySelector('.eqc-glyphs')?.outerHTML ?? '',
         ...[...document.querySelectorAll('.arithmatex')].map(a => a.outerHTML)].join('\\n')""")
     tab.close()

@@ -14,9 +14,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from eqcards.config import Settings
-from eqcards.runner import run_snippet, snippet_server
-from eqcards.site import CardSite
+from eqcards.core.config import Settings
+from eqcards.pages.site import CardSite
+from eqcards.snippets.runner import run_snippet, snippet_server
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -68,8 +68,8 @@ def formulas_alone(root: Path) -> tuple[float, int]:
     cache (MathJax's own start-up included once), and how many formulas that was."""
     import tempfile
 
-    from eqcards.latex import page_formulas
-    from eqcards.mathsvg import MathRenderer
+    from eqcards.typeset.latex import page_formulas
+    from eqcards.typeset.mathsvg import MathRenderer
 
     site = CardSite.load(Settings.for_project(root))
     formulas = list(dict.fromkeys(f for card in site.cards for f in page_formulas(card)))
@@ -94,7 +94,7 @@ def synthesize_cards(root: Path, count: int) -> int:
 
 
 def _live(base: str, path: str, version: int | None = None, token: int | None = None) -> dict:
-    """The serve status of a page (eqcards/devserver.py), at once or, given the version and token
+    """The serve status of a page (eqcards/live/devserver.py), at once or, given the version and token
     the page holds, once it has changed."""
     query = f"{base}.eqcards/live?path={path}" + (f"&version={version}&token={token}" if version else "")
     with urllib.request.urlopen(query, timeout=120) as answer:
@@ -131,7 +131,8 @@ def edit_to_reload(root: Path, card: str, repeats: int = 3, **env: str) -> dict[
     originals = {path: path.read_text(encoding="utf-8") for path in (card_file, snippet)}
     started = time.perf_counter()
     with log.open("w") as out:
-        server = subprocess.Popen([str(BIN / "python"), "-m", "eqcards.serve", "-a", f"127.0.0.1:{port}"],
+        server = subprocess.Popen([str(BIN / "python"), "-m", "eqcards.live.serve",
+                                   "-a", f"127.0.0.1:{port}"],
                                   cwd=root, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **env})
     try:
         while True:
@@ -173,10 +174,8 @@ def anchor(root: Path, work: Path, sample: list[str]) -> dict[str, float]:
     (docs / "index.md").write_text("# Anchor\n")
     site = CardSite.load(Settings.for_project(root))
     jobs = [j for j in site.jobs() if j.card_id in sample]
-    card_snippets = {j.snippet_path.name for j in site.jobs()}
-    for helper in (root / "snippets").glob("*.py"):  # the modules snippets import
-        if helper.name not in card_snippets:
-            shutil.copy(helper, docs / helper.name)
+    for helper in site.settings.helpers_dir.glob("*.py"):  # the modules snippets import
+        shutil.copy(helper, docs / helper.name)
     for job in jobs:
         jupytext.write(jupytext.read(job.snippet_path), docs / f"{job.card_id}.ipynb")
     config = ("site_name: anchor\ntheme: {name: material, font: false}\n"
@@ -188,7 +187,7 @@ def anchor(root: Path, work: Path, sample: list[str]) -> dict[str, float]:
         subprocess.run([str(BIN / "mkdocs"), "build", "--site-dir", str(work / "site")], cwd=work, check=True,
                        capture_output=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
         timings[label] = time.perf_counter() - started
-    from eqcards.runner import run_snippets  # cold: no cache at all
+    from eqcards.snippets.runner import run_snippets  # cold: no cache at all
 
     started = time.perf_counter()
     report = run_snippets(jobs, site.settings.snippets_dir, cache=None)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from eqcards.cards import load_cards, load_parts
-from eqcards.cheatsheet import render_cheatsheet
-from eqcards.config import Settings
-from eqcards.seeds import read_index
+from eqcards.cards.load import load_cards, load_parts
+from eqcards.cards.seeds import read_index
+from eqcards.core.config import Settings
+from eqcards.pages.cheatsheet import render_cheatsheet
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,12 +8,13 @@ import os
 import sys
 from pathlib import Path
 
-from eqcards.cards import parse_card
-from eqcards.config import Settings
-from eqcards.errors import CardError, CardErrors
-from eqcards.mutation_run import measure
-from eqcards.runner import SnippetJob, run_snippet
-from eqcards.site import CardSite
+from eqcards.cards.load import parse_card
+from eqcards.core.config import Settings
+from eqcards.core.errors import CardError, CardErrors
+from eqcards.mutants.mutation_run import measure
+from eqcards.pages.site import CardSite
+from eqcards.snippets.jobs import SnippetJob
+from eqcards.snippets.runner import run_snippet
 
 ROOT = Path(__file__).resolve().parent.parent
 

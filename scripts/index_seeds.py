@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from eqcards.seeds import seed_entries, seeds_dir
+from eqcards.cards.seeds import seed_entries, seeds_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 

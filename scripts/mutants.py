@@ -16,8 +16,8 @@ import os
 import sys
 from pathlib import Path
 
-from eqcards.config import Settings
-from eqcards.mutation_run import measure
+from eqcards.core.config import Settings
+from eqcards.mutants.mutation_run import measure
 
 ROOT = Path(__file__).resolve().parent.parent
 

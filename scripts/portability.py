@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from eqcards.config import Settings
-from eqcards.portability import KERNELS, failures, portable_jobs, run_under, unsupported
+from eqcards.core.config import Settings
+from eqcards.portability.kernels import KERNELS, failures, portable_jobs, run_under, same_runs_as, unsupported
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,6 +38,10 @@ def main() -> None:
             continue
         if reason := unsupported(kernel):
             print(f"{kernel.name}: not run: {reason}")
+            continue
+        if twin := same_runs_as(kernel):
+            print(f"{kernel.name}: OpenBLAS's own choice here is {twin.name}'s kernel, "
+                  "whose run stands for it")
             continue
         started = time.perf_counter()
         report = run_under(kernel, jobs, settings, cache_root)

@@ -19,13 +19,20 @@ from pathlib import Path
 
 import yaml
 
-from eqcards.cards import load_cards, load_parts
-from eqcards.config import Settings
-from eqcards.errors import CardError, CardErrors
-from eqcards.files import write_atomically
-from eqcards.releases import Release, ReleaseBook, load_releases, release_problems, snapshot_json, version_key
-from eqcards.schema import VERSION_PATTERN
-from eqcards.seeds import read_index
+from eqcards.cards.load import load_cards, load_parts
+from eqcards.cards.releases import (
+    Release,
+    ReleaseBook,
+    load_releases,
+    release_problems,
+    snapshot_json,
+    version_key,
+)
+from eqcards.cards.schema import VERSION_PATTERN
+from eqcards.cards.seeds import read_index
+from eqcards.core.config import Settings
+from eqcards.core.errors import CardError, CardErrors
+from eqcards.core.files import write_atomically
 
 ROOT = Path(__file__).resolve().parent.parent
 

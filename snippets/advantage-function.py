@@ -9,6 +9,7 @@ from rl_worlds import GRIDWORLD, MDPSampler, evaluate_policy, occupancy, random_
 
 
 # --- formula ---
+# few mutants: r + gamma P V minus V: one sum, two products and one difference
 def advantage(mdp, V):
     """A(s, a) = Q(s, a) - V(s) with Q(s, a) = r(s, a) + gamma sum_s' P(s'|s, a) V(s'): the expected one-step
     lookahead through the model minus the state's value. With V = V^pi this is A^pi."""

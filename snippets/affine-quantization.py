@@ -7,6 +7,7 @@ from cardplot import figure
 
 
 # --- formula ---
+# few mutants: round(x / s) + z clipped, and s (q - z): four operators; round and clip have no twin
 def quantize(x, s, z, q_min, q_max):
     """q = clip(round(x / s) + z, q_min, q_max), an integer code."""
     return np.clip(np.round(x / s) + z, q_min, q_max)

@@ -7,6 +7,7 @@ from scipy.stats import binom
 
 
 # --- formula ---
+# few mutants: p ** k, or the product of the p_i: a power, a product and the test between them
 def chain_success(p, k=None) -> float:
     """P(all steps succeed) for independent steps: p**k, or prod(p_i) for a list of reliabilities."""
     if k is not None:

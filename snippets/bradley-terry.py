@@ -8,6 +8,7 @@ from scipy.special import expit
 
 
 # --- formula ---
+# few mutants: the sigmoid of one difference of two rewards: only the minus can be broken
 def bt_prob(r_1: np.ndarray, r_2: np.ndarray) -> np.ndarray:
     """P(y_1 preferred to y_2) under Bradley–Terry with scalar rewards (scores) r_1, r_2."""
     return expit(r_1 - r_2)

@@ -29,6 +29,7 @@ def eps_uncond(x, abar):
 
 
 # --- formula ---
+# few mutants: eps_u + w (eps_c - eps_u): three operators and nothing else
 def cfg(eps_c, eps_u, w):
     """Guided prediction: unconditional plus w times the conditional-minus-unconditional direction."""
     return eps_u + w * (eps_c - eps_u)

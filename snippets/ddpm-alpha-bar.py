@@ -6,6 +6,7 @@ from cardplot import figure
 
 
 # --- formula ---
+# few mutants: alpha = 1 - beta and its running product: a minus, a constant and a cumprod
 def alphas_and_alpha_bar(betas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """alpha_t = 1 - beta_t and alpha_bar_t = prod_{s<=t} alpha_s, for t = 1..T."""
     alphas = 1.0 - betas

@@ -7,6 +7,7 @@ from cardplot import figure
 
 
 # --- formula ---
+# few mutants: (c + mu P(t|C)) / (|d| + mu): four operators and nothing else
 def dirichlet_smoothing(counts: np.ndarray, doc_len: np.ndarray, p_collection: np.ndarray,
                         mu: float) -> np.ndarray:
     """P(t | d) = (c(t, d) + mu P(t | C)) / (|d| + mu); counts is documents x vocabulary."""

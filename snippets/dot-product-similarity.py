@@ -8,6 +8,7 @@ from scipy.spatial.distance import cosine as cosine_distance
 
 
 # --- formula ---
+# few mutants: a sum of coordinate-wise products: the product, the sum and its axis
 def dot_similarity(queries: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """s(x, y) = sum_i x_i y_i for every (query row, document row) pair."""
     return np.sum(queries[:, None, :] * docs[None, :, :], axis=-1)

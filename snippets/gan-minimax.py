@@ -11,6 +11,7 @@ from scipy.stats import norm
 
 
 # --- formula ---
+# few mutants: two sample means of log-sigmoids, one of a negated logit, added: four sites
 def value(logit_real: np.ndarray, logit_fake: np.ndarray) -> float:
     """V(D, G) = E_data[log D(x)] + E_z[log(1 - D(G(z)))] as sample means, for D = sigmoid(logit):
     log D = log_expit(logit) and log(1 - D) = log_expit(-logit), both without cancellation."""

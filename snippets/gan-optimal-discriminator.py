@@ -9,6 +9,7 @@ from scipy.stats import norm
 
 
 # --- formula ---
+# few mutants: p_data / (p_data + p_g): one ratio and one sum
 def optimal_discriminator(p_data: np.ndarray, p_g: np.ndarray) -> np.ndarray:
     """D*(x) = p_data(x) / (p_data(x) + p_g(x))."""
     return p_data / (p_data + p_g)

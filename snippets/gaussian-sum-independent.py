@@ -7,6 +7,7 @@ from scipy.stats import kstest, norm
 
 
 # --- formula ---
+# few mutants: means add and variances add: two sums and nothing else
 def sum_of_independent(mu1: float, var1: float, mu2: float, var2: float) -> tuple[float, float]:
     """Mean and variance of X1 + X2 for independent X1 ~ N(mu1, var1), X2 ~ N(mu2, var2)."""
     return mu1 + mu2, var1 + var2

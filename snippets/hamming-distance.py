@@ -7,6 +7,7 @@ from scipy.spatial.distance import cdist, hamming
 
 
 # --- formula ---
+# few mutants: a count of differing positions: the comparison, the sum and its axis
 def hamming_distance(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """d_H(x, y) = number of positions i with x_i != y_i, along the last axis."""
     return np.sum(x != y, axis=-1)

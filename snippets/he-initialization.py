@@ -12,6 +12,11 @@ rng = np.random.default_rng(0)
 def he_std(n_in):
     """Standard deviation of a zero-mean Gaussian weight for ReLU layers: sqrt(2 / fan_in)."""
     return np.sqrt(2.0 / n_in)
+
+
+def scaled_output_projection(W_proj, n_blocks):
+    """GPT-2's residual scaling: each output projection divided by sqrt(2L), L blocks of two sublayers."""
+    return W_proj / np.sqrt(2 * n_blocks)
 # --- end formula ---
 
 
@@ -53,18 +58,20 @@ check_close("n * he_std(n)^2 * E[relu(y)^2] = 1 for n = 3, 256, 4096 (quadrature
 
 # 4. Residual stream (pre-norm): each of the 2L sublayers adds a branch whose output has fixed
 #    variance, so Var grows linearly in 2L; scaling the output projection by 1/sqrt(2L) caps it.
-def residual_stream_var(n_blocks, scale, d=256, batch=256):
+def residual_stream_var(n_blocks, with_scaling, d=256, batch=256):
     h = rng.normal(size=(batch, d))
     for _ in range(2 * n_blocks):                          # attention + MLP per block
         u = h / np.sqrt(np.mean(h**2, axis=1, keepdims=True))   # RMS-normalized input
-        W = rng.normal(scale=scale / np.sqrt(d), size=(d, d))    # output projection
+        W = rng.normal(scale=1.0 / np.sqrt(d), size=(d, d))      # output projection
+        if with_scaling:
+            W = scaled_output_projection(W, n_blocks)
         h = h + u @ W
     return np.mean(h**2)
 
 
 L = 24
-plain = residual_stream_var(L, 1.0)
-scaled = residual_stream_var(L, 1.0 / np.sqrt(2 * L))
+plain = residual_stream_var(L, False)
+scaled = residual_stream_var(L, True)
 check_close("unscaled: Var grows to 1 + 2L", plain, 1 + 2 * L, rtol=0.1)
 check_close("1/sqrt(2L)-scaled: Var stays near 2", scaled, 2.0, rtol=0.1)
 check_true("scaling keeps the stream O(1)", scaled < 3 < plain, f"{scaled:.2f} vs {plain:.1f}")

@@ -10,6 +10,7 @@ from scipy import integrate, stats
 
 
 # --- formula ---
+# few mutants: sum_k p_k C_k against C_h, and C_h / C_err: two products, a comparison, a ratio
 def hands_off(p_fail, cost_fail, cost_handoff):
     """True where the expected cost of acting, sum_k p_k C_k (p_fail: (n, k)), exceeds the handoff cost."""
     return p_fail @ cost_fail > cost_handoff

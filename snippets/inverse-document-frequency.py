@@ -9,6 +9,7 @@ from cardplot import figure
 
 
 # --- formula ---
+# few mutants: log(N / df): one ratio and one logarithm
 def idf(df: np.ndarray, n_docs: int) -> np.ndarray:
     """ln(N / df(t)) for terms present in at least one document."""
     return np.log(n_docs / np.asarray(df, dtype=float))

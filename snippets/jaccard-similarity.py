@@ -8,6 +8,7 @@ from scipy.spatial.distance import jaccard as jaccard_distance
 
 
 # --- formula ---
+# few mutants: |A & B| / |A | B|: one intersection, one union and one ratio
 def jaccard(a: set, b: set) -> float:
     """|A & B| / |A | B| for two sets, not both empty."""
     return len(a & b) / len(a | b)

@@ -6,6 +6,7 @@ from scipy.spatial.distance import cdist
 
 
 # --- formula ---
+# few mutants: 2 - 2 cos: two constants and two operators
 def sq_l2_from_cosine(cos: np.ndarray) -> np.ndarray:
     """Squared Euclidean distance between unit vectors with cosine similarity cos."""
     return 2.0 - 2.0 * cos

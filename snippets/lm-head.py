@@ -10,6 +10,7 @@ from scipy.special import log_softmax, softmax
 
 
 # --- formula ---
+# few mutants: z = h W_U + b_U: one product, one sum and the bias default of 0
 def lm_head(h, W_U, b_U=0):
     """z_t = h_t W_U + b_U: one logit per vocabulary entry for every position."""
     return h @ W_U + b_U

@@ -10,6 +10,7 @@ from scipy.stats import chi2, kstest
 
 
 # --- formula ---
+# few mutants: the square root of one quadratic form in x - y; einsum and inv have no twin
 def mahalanobis_distance(x: np.ndarray, y: np.ndarray, cov: np.ndarray) -> np.ndarray:
     """sqrt((x - y)^T cov^{-1} (x - y)) along the last axis."""
     diff = x - y

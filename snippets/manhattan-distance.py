@@ -7,6 +7,7 @@ from scipy.spatial.distance import cdist, cityblock, euclidean, hamming
 
 
 # --- formula ---
+# few mutants: a sum of absolute differences: the difference, abs, the sum and its axis
 def manhattan_distance(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """d_1(x, y) = sum_i |x_i - y_i| along the last axis."""
     return np.sum(np.abs(x - y), axis=-1)

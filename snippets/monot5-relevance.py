@@ -11,6 +11,7 @@ from scipy.stats import kendalltau
 
 
 # --- formula ---
+# few mutants: t - logaddexp(t, f), two logits picked by id: a minus, a log-sum-exp, two ids
 def monot5_log_score(logits, true_id: int, false_id: int):
     """log P(true | q, d) with the softmax taken over the 'true' and 'false' logits only."""
     t = logits[..., true_id]

@@ -8,6 +8,7 @@ from scipy.stats import lognorm, multivariate_normal, norm
 
 
 # --- formula ---
+# few mutants: base log-density summed over dimensions plus the log-determinant: three sites
 def flow_log_density(x: np.ndarray, f_inv, log_abs_det_jac_inv) -> np.ndarray:
     """log p_X(x) = log p_Z(f^{-1}(x)) + log |det d f^{-1} / dx|, base p_Z = N(0, I)."""
     z = f_inv(x)

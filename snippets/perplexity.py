@@ -7,6 +7,7 @@ from scipy.stats import gmean
 
 
 # --- formula ---
+# few mutants: exp of the negated mean log-probability: the exp, the minus and the mean
 def perplexity(token_logprobs: np.ndarray) -> float:
     """PPL = exp(-(1/T) sum_t log p_theta(x_t | x_<t)), from natural-log token probabilities."""
     return float(np.exp(-np.mean(token_logprobs)))

@@ -9,6 +9,7 @@ from transformer_sublayers import EPS, attn, ln, mlp
 
 
 # --- formula ---
+# few mutants: two residual sums, each normalized after; LN, Attn and MLP are the fixture's
 def post_norm_block(h, p):
     """h~ = LN_1(h + Attn(h));  h_next = LN_2(h~ + MLP(h~))."""
     h_mid = ln(h + attn(h, p), p["g1"], p["b1"])

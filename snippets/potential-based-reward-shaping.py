@@ -8,6 +8,7 @@ from rl_worlds import GRIDWORLD, TabularMDP, evaluate_policy, random_mdp, random
 
 
 # --- formula ---
+# few mutants: F = gamma Phi(s') - Phi(s), added to R: three operators
 def shaping_reward(Phi, gamma):
     """F[s, a, s'] = gamma Phi(s') - Phi(s), broadcast over actions."""
     return gamma * Phi[None, None, :] - Phi[:, None, None]

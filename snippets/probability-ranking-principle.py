@@ -9,6 +9,7 @@ from cardplot import figure
 
 
 # --- formula ---
+# few mutants: a sort by decreasing probability: the one slip is the sign that orders it
 def prp_ranking(p_relevant: np.ndarray) -> np.ndarray:
     """Document indices in decreasing order of P(R = 1 | d, q) (ties keep their input order)."""
     return np.argsort(-np.asarray(p_relevant), kind="stable")

@@ -9,6 +9,7 @@ from cardcheck import check_close, check_true
 
 
 # --- formula ---
+# few mutants: a sum of c(t, q) log P(t | d): the product, the log, the sum and its axis
 def query_log_likelihood(query_counts: np.ndarray, term_probs: np.ndarray) -> np.ndarray:
     """log P(q | theta_d) = sum over distinct query terms t of c(t, q) log P(t | theta_d).
     query_counts: one count per distinct query term; term_probs: documents x those terms."""

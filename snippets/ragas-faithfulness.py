@@ -11,6 +11,7 @@ from sklearn.metrics import precision_score
 
 
 # --- formula ---
+# few mutants: supported statements over all statements, NaN when there is none: four sites
 def faithfulness(verdicts) -> float:
     """|V| / |S|: statements of the answer inferable from the context over all its statements;
     NaN for an answer with no statement (as in the ragas library)."""

@@ -7,6 +7,7 @@ from scipy.stats import beta, kstest
 
 
 # --- formula ---
+# few mutants: 1 / sqrt(d): one constant, one ratio and one square root
 def random_cosine_std(d: int) -> float:
     """Std of cos(x, y) for independent x, y ~ N(0, I_d): E[cos] = 0 and E[cos^2] = 1/d exactly."""
     return 1.0 / np.sqrt(d)

@@ -7,6 +7,7 @@ rng = np.random.default_rng(0)
 
 
 # --- formula ---
+# few mutants: z = mu + sigma eps: one sum and one product
 def reparameterize(mu: np.ndarray, sigma: np.ndarray, eps: np.ndarray) -> np.ndarray:
     """z = mu + sigma * eps with eps ~ N(0, I): a differentiable function of (mu, sigma)."""
     return mu + sigma * eps

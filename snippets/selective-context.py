@@ -13,6 +13,7 @@ from toy_corpus import DOC_IDS, doc_tokens
 
 
 # --- formula ---
+# few mutants: -log p per token, summed per unit, kept at a percentile: a minus, a log, a test
 def self_information(token_probs):
     """I(x_t) = -log P(x_t | x_<t), in nats."""
     return -np.log(np.asarray(token_probs, dtype=float))

@@ -6,6 +6,7 @@ from cardplot import figure
 
 
 # --- formula ---
+# few mutants: v = mu v + g and theta - lr v: four operators and nothing else
 def momentum_sgd(grad, theta0, lrs, mu):
     """PyTorch-style momentum: v_t = mu v_{t-1} + g_t, theta_t = theta_{t-1} - lr_t v_t."""
     theta, v, path = theta0.copy(), np.zeros_like(theta0), [theta0.copy()]

@@ -11,6 +11,7 @@ def loss(z: np.ndarray, y: np.ndarray) -> float:
 
 
 # --- formula ---
+# few mutants: p - y with p = softmax(z) (scipy's): one difference
 def grad(z: np.ndarray, y: np.ndarray) -> np.ndarray:
     """dL/dz = p - y, valid when y sums to 1."""
     return softmax(z) - y

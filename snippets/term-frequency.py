@@ -10,6 +10,7 @@ from cardplot import figure
 
 
 # --- formula ---
+# few mutants: counting each term's positions (a bincount): only the id lookup can slip
 def term_frequency(tokens: list[str], vocab: list[str]) -> np.ndarray:
     """tf(t, d) = number of positions of d holding t, for every t in vocab."""
     index = {t: i for i, t in enumerate(vocab)}

@@ -7,6 +7,7 @@ from scipy.special import log_softmax, softmax
 
 
 # --- formula ---
+# few mutants: z = h E^T, and dL/dE = (h^T dz)^T plus a scatter-add: two products and an index
 def tied_logits(ids, E, body):
     """Embed with E, run the network body, unembed with W_U = E^T."""
     return body(E[ids]) @ E.T

@@ -17,6 +17,14 @@ def mm(a: np.ndarray, b: np.ndarray, phase: str) -> np.ndarray:
 
 
 # --- formula ---
+def forward_flops(n_params: float, n_tokens: float) -> float:
+    return 2 * n_params * n_tokens
+
+
+def backward_flops(n_params: float, n_tokens: float) -> float:
+    return 4 * n_params * n_tokens
+
+
 def training_flops(n_params: float, n_tokens: float) -> float:
     return 6 * n_params * n_tokens
 # --- end formula ---
@@ -62,8 +70,8 @@ for i, (r, c) in [(0, (3, 7)), (2, (10, 1)), (3, (50, 20))]:
     fd.append((loss_and_grads(Wp, False)[0] - loss_and_grads(Wm, False)[0]) / (2 * eps))
     an.append(grads[i][r, c])
 check_close("backprop gradient vs finite differences", an, fd, rtol=1e-6)
-check_close("forward pass FLOPs = 2 N D", FLOPS["forward"], 2 * N * D)
-check_close("backward pass FLOPs = 4 N D", FLOPS["backward"], 4 * N * D)
+check_close("forward pass FLOPs counted matmul by matmul = 2 N D", FLOPS["forward"], forward_flops(N, D))
+check_close("backward pass FLOPs counted matmul by matmul = 4 N D", FLOPS["backward"], backward_flops(N, D))
 check_close("forward + backward = 6 N D", FLOPS["forward"] + FLOPS["backward"], training_flops(N, D))
 
 # GPT-3 175B: L = 96, d = 12288, V = 50257 gives N = 12 L d^2 + V d = 174.6B; trained on 300B tokens.

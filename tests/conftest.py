@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from eqcards.runner import SnippetJob
+from eqcards.snippets.jobs import SnippetJob
 
 pytest_plugins = ["browser_fixtures"]
 
@@ -94,9 +94,9 @@ def make_project(dest: Path, with_cards: bool = False) -> Project:
     for name in ("index.md", "topics.yml", "javascripts", "stylesheets"):
         src = ROOT / "docs" / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / "docs" / name)
-    (dest / "snippets").mkdir()
+    (dest / "snippets" / "lib").mkdir(parents=True)
     for helper in ("cardcheck.py", "cardplot.py"):
-        shutil.copy(ROOT / "snippets" / helper, dest / "snippets" / helper)
+        shutil.copy(ROOT / "snippets" / "lib" / helper, dest / "snippets" / "lib" / helper)
     if with_cards:
         shutil.copytree(ROOT / "docs" / "cards", dest / "docs" / "cards", dirs_exist_ok=True)
         shutil.copytree(ROOT / "snippets", dest / "snippets", dirs_exist_ok=True)
@@ -143,11 +143,11 @@ def built_site(shared_tmp: Path) -> Path:
 
 @pytest.fixture
 def snippets(tmp_path: Path) -> Path:
-    """A snippets folder holding only the shared helpers, for runner tests."""
+    """A snippets folder holding only the shared helpers (in its lib/), for runner tests."""
     folder = tmp_path / "snippets"
-    folder.mkdir()
+    (folder / "lib").mkdir(parents=True)
     for helper in ("cardcheck.py", "cardplot.py"):
-        shutil.copy(ROOT / "snippets" / helper, folder / helper)
+        shutil.copy(ROOT / "snippets" / "lib" / helper, folder / "lib" / helper)
     return folder
 
 

@@ -1,6 +1,6 @@
 """The search ranking tables: queries people type, and what each must give.
 
-Shared by tests/test_search.py (the engine alone, in QuickJS) and tests/test_browser.py
+Shared by tests/pages/test_search.py (the engine alone, in QuickJS) and tests/built_site/test_browser.py
 (the real search box in Chromium). SEARCH_CASES has one row per way of asking: a name, an
 abbreviation, a synonym, a symbol typed or spelled out, a LaTeX fragment, a misspelling. The
 tables after it hold the ranking itself to account: each row there fails when one part of the
@@ -26,6 +26,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("multi-head attention", "multi-head-attention"),
     ("log-sum-exp", "log-sum-exp"),
     ("cosine similarity", "cosine-similarity"),
+    ("Llama parameter count", "decoder-parameter-count"),
+    ("GQA parameters", "decoder-parameter-count"),
+    ("SwiGLU parameters", "decoder-parameter-count"),
     # abbreviations
     ("KL", "kl-divergence"),
     ("RRF", "reciprocal-rank-fusion"),

@@ -13,13 +13,13 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from eqcards import markup
-from eqcards.citation import Edition
-from eqcards.config import Settings, SiteURLError, edition_date, public_site_url, publishing
-from eqcards.errors import CardError, CardErrors
-from eqcards.livesite import serving
-from eqcards.mathsvg import LatexError
-from eqcards.site import CardSite
+from eqcards.core.config import Settings, SiteURLError, edition_date, public_site_url, publishing
+from eqcards.core.errors import CardError, CardErrors
+from eqcards.live.livesite import serving
+from eqcards.pages import markup
+from eqcards.pages.citation import Edition
+from eqcards.pages.site import CardSite
+from eqcards.typeset.mathsvg import LatexError
 
 log = logging.getLogger("mkdocs.plugins.eqcards")
 _site: CardSite | None = None
@@ -37,7 +37,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         log.info("SITE_URL is not set: absolute links are off (no canonical links, sitemap or citation "
                  "URL; the citation box takes the address a card is read at)")
     settings = Settings.for_project(Path(config.config_file_path).parent, Path(config.docs_dir))
-    # `make serve` (eqcards/serve.py) holds the site between edits and keeps each problem on its
+    # `make serve` (eqcards/live/serve.py) holds the site between edits and keeps each problem on its
     # page; a build loads it here, strictly.
     _site = serving()
     if _site is None:

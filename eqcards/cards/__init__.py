@@ -1,0 +1,1 @@
+"""Loading and validating cards: load (parse_card, load_cards), schema, model, seeds, releases."""

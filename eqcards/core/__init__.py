@@ -1,0 +1,1 @@
+"""Groundwork for every stage: settings and input paths (config), card errors, atomic writes (files)."""

@@ -1,0 +1,149 @@
+"""Run one snippet inside this process and write its result as JSON (the runner's child side).
+
+The build calls run() in a child forked from the snippet server (eqcards.snippets.forkserver). By hand:
+python -m eqcards.snippets.worker SNIPPET SNIPPETS_DIR RESULT_JSON TIMEOUT_SECONDS, with the environment
+(Agg backend, one BLAS thread, fixed hash seed) and the working directory (a fresh temporary
+folder) set as the runner sets them.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import io
+import json
+import os
+import random
+import runpy
+import sys
+import tempfile
+import traceback
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+from ..core.config import helpers_dir
+from . import sandbox
+
+# Output beyond this is dropped with a note, so a runaway print cannot bloat a page or the cache.
+MAX_OUTPUT_CHARS = 100_000
+SVG_HASH_SALT = "equation-cards"  # matplotlib otherwise salts SVG ids randomly per run
+
+
+class CappedWriter(io.StringIO):
+    """A text buffer that keeps the first MAX_OUTPUT_CHARS characters and counts the rest."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self.dropped = 0
+
+    def write(self, text: str) -> int:
+        room = self.limit - self.tell()
+        if room > 0:
+            super().write(text[:room])
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def text(self) -> str:
+        out = self.getvalue()
+        if self.dropped:
+            out += f"\n[output truncated: {self.dropped} more characters not shown]\n"
+        return out
+
+
+def _error(exc: BaseException, snippet: Path, snippets_dir: Path) -> dict[str, Any]:
+    """The snippet's own line number and a traceback limited to the snippet and its helpers."""
+    snippet = snippet.resolve()  # a worked example's runnable copy lives outside snippets_dir
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if (path := Path(f.filename).resolve()).is_relative_to(snippets_dir) or path == snippet]
+    line = next((f.lineno for f in reversed(frames) if Path(f.filename).resolve() == snippet), None)
+    if isinstance(exc, SyntaxError) and exc.filename and Path(exc.filename).resolve() == snippet:
+        line = exc.lineno
+    text = "".join(traceback.format_list(frames)) + "".join(
+        traceback.format_exception_only(type(exc), exc))
+    return {"error": f"{type(exc).__name__}: {exc}".strip(), "line": line, "traceback": text}
+
+
+def _figures(plt: Any) -> list[str]:
+    svgs = []
+    for number in plt.get_fignums():
+        buffer = io.StringIO()
+        try:
+            plt.figure(number).savefig(buffer, format="svg", metadata={"Date": None})
+        except Exception as exc:
+            raise RuntimeError(f"figure {number} could not be saved as SVG: {exc}") from exc
+        svgs.append(buffer.getvalue())
+    return svgs
+
+
+def run(snippet: Path, snippets_dir: Path, timeout: float, hang_report: Path) -> dict[str, Any]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    plt.rcParams.update({"svg.hashsalt": SVG_HASH_SALT, "svg.fonttype": "path",
+                         "figure.max_open_warning": 0})
+    random.seed(0)
+    np.random.seed(0)
+    sys.path.insert(0, str(helpers_dir(snippets_dir)))
+    sys.argv = [str(snippet)]
+    tempfile.tempdir = os.getcwd()  # temporary files go where the sandbox lets a snippet write
+    # If the snippet hangs, dump where it is just before the parent's deadline.
+    with open(hang_report, "w") as hang:
+        sandbox.apply(Path.cwd(), hang_report.parent)
+        faulthandler.dump_traceback_later(max(timeout - 0.5, 0.5), exit=True, file=hang)
+        output = CappedWriter(MAX_OUTPUT_CHARS)
+        result: dict[str, Any] = {"ok": False, "checks": [], "figures": []}
+        try:
+            with redirect_stdout(output), redirect_stderr(output):
+                runpy.run_path(str(snippet), run_name="__main__")
+        except SystemExit as exc:
+            if exc.code not in (0, None):
+                result.update(_error(exc, snippet, snippets_dir))
+        except BaseException as exc:
+            result.update(_error(exc, snippet, snippets_dir))
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+    checks = getattr(sys.modules.get("cardcheck"), "RESULTS", [])
+    result["checks"] = list(checks)
+    result["stdout"] = output.text()
+    if "error" not in result:
+        if (problem := unverified(result["checks"])) is not None:
+            result.update(problem, traceback="")
+        else:
+            try:
+                result["figures"] = _figures(plt)
+                result["ok"] = True
+            except RuntimeError as exc:
+                result.update(error=str(exc), line=None, traceback="")
+    return result
+
+
+def unverified(checks: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Why a snippet that ran to its end still does not verify its card, or None if it does.
+
+    Verified means at least one check recorded and every recorded check passed: a failed check
+    fails the card even when the snippet caught its CheckFailed and went on."""
+    if not checks:
+        return {"error": "the snippet ran no check: compare the formula with an independent route "
+                         "using check_close/check_true from cardcheck", "line": None}
+    for check in checks:
+        if check.get("passed") is not True:
+            return {"error": f"check {check.get('what')!r} failed ({check.get('detail')}) and the "
+                             "snippet went on: a failed check fails the card, do not catch CheckFailed",
+                    "line": check.get("line")}
+    return None
+
+
+def main() -> None:
+    snippet, snippets_dir, result_path, timeout = sys.argv[1:5]
+    snippet_path = Path(snippet).resolve()
+    result = run(snippet_path, Path(snippets_dir).resolve(), float(timeout),
+                 Path(result_path).with_suffix(".hang"))
+    Path(result_path).write_text(json.dumps(result), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

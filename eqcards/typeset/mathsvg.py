@@ -1,0 +1,182 @@
+"""Typeset TeX to SVG at build time (MathJax 4 in QuickJS), cached by formula, so pages need no MathJax."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from importlib import metadata
+from pathlib import Path
+
+from ..core.errors import shorten
+from ..snippets.cache import ResultCache
+from . import speech, speech_words
+from .svgflat import Unflattenable, flatten
+
+ERROR_ATTRIBUTE = re.compile(r'data-mjx-error="([^"]*)"')
+MACRO = re.compile(r"\\([A-Za-z]+)")
+GLYPH_ID = re.compile(r"MJX-\d+-")
+# MathJax annotates every node with its TeX and MathML role; pages never read those, and they
+# double the size of each formula. (An error is detected before they are dropped.)
+ANNOTATION = re.compile(r' data-(?:latex|mml-node|c|latex-item|semantic-[a-z-]+)="[^"]*"')
+# Bump when the post-processing below changes, so cached SVGs are made again.
+SVG_FORMAT = "4"
+# The spoken words are cached with the SVG; any change to how they are made makes them again.
+SPEECH_FORMAT = hashlib.sha256(b"".join(Path(m.__file__).read_bytes()
+                                         for m in (speech, speech_words))).hexdigest()[:16]
+DEFS = re.compile(r"<defs>(.*?)</defs>", re.S)
+GLYPH_PATH = re.compile(r'<path id="MJX-[0-9a-f]+-([^"]+)" d="([^"]*)"\s*/?>(?:</path>)?')
+GLYPH_REF = re.compile(r'(xlink:href|href)="#MJX-[0-9a-f]+-([^"]+)"')
+# What arithmatex (generic mode) leaves in the HTML: \( \) inline in a span, \[ \] in a div.
+ARITHMATEX = re.compile(
+    r'<(span|div) class="arithmatex">(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])</\1>', re.S)
+
+
+class LatexError(ValueError):
+    """MathJax could not typeset a formula; the message says why."""
+
+
+class MathRenderer:
+    """One QuickJS MathJax instance, plus a content-addressed cache of the SVG it produced."""
+
+    def __init__(self, cache_dir: Path | None) -> None:
+        self.cache = ResultCache(cache_dir) if cache_dir is not None else None
+        self.version = metadata.version("quickjax")
+        self._engine = None
+        self.rendered = 0  # formulas typeset by this instance (cache misses)
+
+    def _key(self, latex: str, display: bool) -> str:
+        stamp = f"{self.version}\0{SVG_FORMAT}\0{SPEECH_FORMAT}\0{display}\0{latex}"
+        return hashlib.sha256(stamp.encode()).hexdigest()
+
+    def _raw(self, latex: str, display: bool) -> str:
+        if self._engine is None:
+            import quickjax
+
+            self._engine = quickjax.MathJaxRenderer()
+        return self._engine.render(latex, display=display)
+
+    def svg(self, latex: str, display: bool = True) -> str:
+        """The formula as SVG; raises LatexError if MathJax reports any problem."""
+        return self.typeset(latex, display)[0]
+
+    def typeset(self, latex: str, display: bool = True) -> tuple[str, str]:
+        """The formula as SVG and as the words a screen reader says for it (read from the
+        MathML tree MathJax draws into its SVG); raises LatexError on any problem."""
+        key = self._key(latex, display)
+        if self.cache is not None and (stored := self.cache.get(key)) is not None:
+            return stored["svg"], stored["speech"]
+        try:
+            svg = self._raw(latex, display)
+        except Exception as exc:  # the engine failing on a formula means the formula is bad
+            raise LatexError(f"MathJax could not render it ({str(exc).splitlines()[0][:120]})") from None
+        if found := ERROR_ATTRIBUTE.search(svg):
+            raise LatexError(html.unescape(found.group(1)))
+        if 'fill="red"' in svg and "\\color" not in latex:  # MathJax paints unknown macros red
+            unknown = [m for m in dict.fromkeys(MACRO.findall(latex))
+                       if 'fill="red"' in self._raw(f"\\{m}{{x}}{{y}}", False)]
+            raise LatexError("undefined control sequence " + ", ".join("\\" + m for m in unknown))
+        spoken = speech.speak(svg)  # before the annotations it reads are dropped
+        # Glyph ids are numbered per render; make them unique per formula so a page stays valid.
+        svg = ANNOTATION.sub("", GLYPH_ID.sub(f"MJX-{key[:10]}-", svg))
+        try:
+            svg = flatten(svg)  # one path per formula: far less for the browser to parse
+        except Unflattenable:  # kept as MathJax drew it; its glyphs are shared per page
+            svg = svg.replace('role="img" focusable="false"', 'aria-hidden="true" focusable="false"', 1)
+        self.rendered += 1
+        if self.cache is not None:
+            self.cache.put(key, {"svg": svg, "speech": spoken})
+        return svg, spoken
+
+    def markup(self, latex: str, display: bool) -> str:
+        """The HTML that replaces one formula: the SVG, named by its spoken words for screen
+        readers, with its TeX kept for copying (data-tex) and as text that search indexes but
+        the page does not show (`hidden` in the markup itself, so no browser ever lays it out,
+        stylesheet or not)."""
+        svg, speech = self.typeset(latex, display)
+        tex = html.escape(latex, quote=True)
+        label = html.escape(speech, quote=True)
+        delimited = f"\\[{tex}\\]" if display else f"\\({tex}\\)"
+        # An inline formula longer than a phone's line cannot wrap: it scrolls in its own box.
+        wide = not display and _width_ex(svg) > WIDE_INLINE_EX
+        attributes = 'class="eqc-math eqc-wide" tabindex="0"' if wide else 'class="eqc-math"'
+        return (f'<span {attributes} role="img" aria-label="{label}" data-tex="{tex}">{svg}</span>'
+                f'<span class="eqc-tex" hidden>{delimited}</span>')
+
+
+# Past this width (in ex of the text) an inline formula may not fit a 320 px phone's line.
+WIDE_INLINE_EX = 30.0
+SVG_WIDTH = re.compile(r'<svg[^>]*?\swidth="([\d.]+)ex"')
+
+
+def _width_ex(svg: str) -> float:
+    match = SVG_WIDTH.search(svg)
+    return float(match.group(1)) if match else 0.0
+
+
+def share_glyphs(page_html: str) -> str:
+    """Move every formula's glyph outlines into one block of shared definitions per page.
+
+    Only formulas that svgflat could not flatten still have glyph definitions. MathJax gives
+    each such formula its own copy of every glyph it draws; the outlines depend only on the
+    glyph, so one copy per page, referenced by all formulas, draws the same picture."""
+    glyphs: dict[str, str] = {}
+
+    def collect(match: re.Match[str]) -> str:
+        for name, outline in GLYPH_PATH.findall(match.group(1)):
+            glyphs.setdefault(name, outline)
+        return ""
+
+    page_html = DEFS.sub(collect, page_html)
+    if not glyphs:
+        return page_html
+    page_html = GLYPH_REF.sub(lambda m: f'{m.group(1)}="#eqg-{m.group(2)}"', page_html)
+    paths = "".join(f'<path id="eqg-{name}" d="{outline}"/>' for name, outline in sorted(glyphs.items()))
+    shared = ('<svg class="eqc-glyphs" aria-hidden="true" focusable="false" width="0" height="0" '
+              f'style="position:absolute;width:0;height:0;overflow:hidden"><defs>{paths}</defs></svg>')
+    return shared + page_html
+
+
+def typeset_html(page_html: str, renderer: MathRenderer) -> str:
+    """Replace every arithmatex formula in a rendered page by its SVG. Raises LatexError."""
+    def replace(match: re.Match[str]) -> str:
+        display = match.group("display") is not None
+        latex = html.unescape(match.group("display") if display else match.group("inline")).strip()
+        try:
+            inner = renderer.markup(latex, display)
+        except LatexError as exc:
+            raise LatexError(f"{exc} in `{shorten(latex)}`") from None
+        # A display formula scrolls in its own block when wider than the screen: a keyboard
+        # must reach it too (tabindex), or its hidden part is out of reach without a pointer.
+        focus = ' tabindex="0"' if display else ""
+        return f'<{match.group(1)} class="arithmatex"{focus}>{inner}</{match.group(1)}>'
+
+    return share_glyphs(ARITHMATEX.sub(replace, page_html))
+
+
+def _render_chunk(job: tuple[str, list[tuple[str, bool]]]) -> int:
+    cache_dir, formulas = job
+    renderer = MathRenderer(Path(cache_dir))
+    for latex, display in formulas:
+        try:
+            renderer.svg(latex, display)
+        except LatexError:
+            pass  # reported, with its file and line, by the sequential check that follows
+    return renderer.rendered
+
+
+def prerender(formulas: list[tuple[str, bool]], cache_dir: Path, workers: int) -> int:
+    """Typeset the formulas missing from the cache in parallel processes, each with its own
+    MathJax, so a cold build uses every core. Returns how many were missing."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    probe = MathRenderer(cache_dir)
+    assert probe.cache is not None
+    missing = [f for f in dict.fromkeys(formulas) if probe.cache.get(probe._key(*f)) is None]
+    if workers < 2 or len(missing) < 50:  # starting MathJax twice costs more than it saves
+        return len(missing)
+    chunks = [(str(cache_dir), missing[i::workers]) for i in range(workers)]
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        list(pool.map(_render_chunk, chunks))
+    return len(missing)

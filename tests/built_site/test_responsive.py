@@ -1,0 +1,265 @@
+"""What a reader sees at phone, tablet and desktop widths, in light and dark: every formula
+visible at its natural size (never shrunk, never clipped, scrolling in its own block when too
+wide), no page that scrolls sideways, search usable on a phone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from browser_fixtures import TEX_MARKS, VISIBLE_TEXT, Visit, accessible_image_names, open_search, tex_marks
+from conftest import ROOT
+from playwright.sync_api import Browser, Page
+
+from eqcards.cards.load import load_cards, load_topics
+from eqcards.cards.seeds import read_index
+
+pytestmark = pytest.mark.browser
+
+# (width, height): narrowest phone we support, two common phones, a tablet, a desktop.
+WIDTHS = [(320, 640), (360, 740), (390, 844), (768, 1024), (1280, 900)]
+SCHEMES = {"light": "default", "dark": "slate"}
+MIN_FONT_PX = 12  # table text on a phone; nothing smaller is legible
+CARDS = load_cards(ROOT / "docs" / "cards", load_topics(ROOT / "docs" / "topics.yml"),
+                   read_index(ROOT / "seeds" / "entries.txt"), ROOT / "snippets")
+# The cards whose equations are longest in TeX are the ones most likely to be too wide.
+WIDEST = [c.id for c in sorted(CARDS, key=lambda c: -len(c.equation))[:4]]
+KEY_PAGES = {"home": "", "topic": f"topics/{CARDS[0].topic}/", "cheatsheet": "cheatsheet/",
+             "symbols": "symbols/", "numbers": "numbers/", "errata": "errata/",
+             "worked examples": "examples/", "example": "examples/from-logits-to-text/",
+             **{f"card {card_id}": f"cards/{card_id}/" for card_id in WIDEST}}
+
+# In the page: every formula's natural size (its SVG is sized in ex of its own font), what the
+# browser drew, and whether it lies inside the box that scrolls it; and every element that sticks
+# out past the right edge of the screen without a scrolling or clipping ancestor.
+LAYOUT_PROBE = """() => {
+  const probe = document.createElement('span');
+  probe.style.cssText = 'position:absolute;visibility:hidden;height:1ex;width:1ex';
+  const body = document.querySelector('.md-typeset') || document.body;
+  const bodyFont = parseFloat(getComputedStyle(body).fontSize);
+  const formulas = [];
+  const svgs = [...document.querySelectorAll('.eqc-math > svg')]
+    .filter(svg => !svg.closest('.eqc-tex, [hidden], details:not([open])'));
+  // Every probe in at once, then every read: one layout for the page, not one per formula (the
+  // cheatsheet and the symbols page hold thousands).
+  const probes = svgs.map(svg => svg.parentElement.appendChild(probe.cloneNode()));
+  const exs = probes.map(p => p.getBoundingClientRect().height);
+  probes.forEach(p => p.remove());
+  for (const [i, svg] of svgs.entries()) {
+    const ex = exs[i];
+    const box = svg.getBoundingClientRect();
+    const scroller = svg.closest(
+      'div.arithmatex, .eqc-sheet-formula, .md-typeset__table, .md-typeset__scrollwrap');
+    const holder = scroller ? scroller.getBoundingClientRect() : null;
+    const style = getComputedStyle(svg);
+    // The text the formula stands in (a table cell's text is smaller than a paragraph's).
+    const around = parseFloat(getComputedStyle(svg.closest('.arithmatex, .eqc-math').parentElement).fontSize);
+    formulas.push({
+      tex: (svg.parentElement.getAttribute('data-tex') || '').slice(0, 60),
+      display: !!svg.closest('div.arithmatex, #equation'),
+      width: box.width, height: box.height,
+      naturalWidth: parseFloat(svg.getAttribute('width')) * ex,
+      naturalHeight: parseFloat(svg.getAttribute('height')) * ex,
+      fontSize: parseFloat(style.fontSize), around, bodyFont,
+      // Inside its scrolling box vertically; horizontally it may extend, that is what scrolls.
+      clipped: holder ? (box.top < holder.top - 1 || box.bottom > holder.bottom + 1 ||
+                         (scroller.scrollWidth < box.width - 1)) : false,
+    });
+  }
+  const viewport = document.documentElement.clientWidth;
+  const sticking = [];
+  const clips = el => {
+    for (let a = el.parentElement; a; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX === 'visible') continue;
+      return a !== document.body && a !== document.documentElement;
+    }
+    return false;
+  };
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.right <= viewport + 1) continue;
+    const s = getComputedStyle(el);
+    if (s.visibility === 'hidden' || s.display === 'none' || s.position === 'fixed') continue;
+    if (el.closest('.md-sidebar, .md-search, .md-nav, [hidden]')) continue;  // off-canvas drawers
+    const name = `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`;
+    if (!clips(el)) sticking.push(`${name} right=${Math.round(r.right)}`);
+  }
+  return {formulas, sticking: sticking.slice(0, 10), scrollWidth: document.documentElement.scrollWidth,
+          viewport, scheme: document.body.getAttribute('data-md-color-scheme')};
+}"""
+
+
+def layout_problems(page: Page) -> list[str]:
+    """Everything a reader would see wrong on this page at this width."""
+    data: dict[str, Any] = page.evaluate(LAYOUT_PROBE)
+    problems = []
+    if data["scrollWidth"] > data["viewport"] + 1:
+        problems.append(f"the page scrolls sideways: {data['scrollWidth']} px wide in a "
+                        f"{data['viewport']} px viewport")
+    problems += [f"sticks out of the screen: {s}" for s in data["sticking"]]
+    for f in data["formulas"]:
+        where = f"formula {f['tex']!r}"
+        if f["width"] <= 0 or f["height"] <= 0:
+            problems.append(f"{where} is invisible ({f['width']:.0f} x {f['height']:.0f})")
+        elif f["width"] < 0.98 * f["naturalWidth"] or f["height"] < 0.98 * f["naturalHeight"]:
+            problems.append(f"{where} is shrunk to {f['width']:.0f} x {f['height']:.0f}, natural "
+                            f"{f['naturalWidth']:.0f} x {f['naturalHeight']:.0f}")
+        if f["fontSize"] < f["around"] - 0.5 or f["fontSize"] < MIN_FONT_PX:
+            problems.append(f"{where} is set at {f['fontSize']} px, below its text's {f['around']} px "
+                            f"(or under {MIN_FONT_PX} px)")
+        if f["display"] and f["fontSize"] < f["bodyFont"] - 0.5:
+            problems.append(f"display {where} is set at {f['fontSize']} px, below the body's "
+                            f"{f['bodyFont']} px")
+        if f["display"] and f["height"] < 0.75 * f["bodyFont"]:
+            problems.append(f"display {where} is {f['height']:.0f} px high, under body text height")
+        if f["clipped"]:
+            problems.append(f"{where} is clipped by its block")
+    return problems
+
+
+def request_failures(visit: Visit, page: Page) -> list[str]:
+    """Requests that went outside the site or failed, less those the next navigation cancelled."""
+    return visit.outside + [f for f in visit.failed if f[:1].isdigit()] + page.eqc_failed  # type: ignore[attr-defined]
+
+
+def new_page(browser: Browser, size: tuple[int, int], scheme: str = "light",
+             mobile: bool | None = None) -> Page:
+    """A fresh page; a phone-sized one behaves as a phone (touch, mobile viewport) unless told not
+    to (a mobile viewport resized to desktop width keeps phone quirks no desktop has)."""
+    mobile = size[0] < 700 if mobile is None else mobile
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]},
+                                  color_scheme=scheme, is_mobile=mobile, has_touch=mobile)
+    page = context.new_page()
+    page.eqc_failed = []  # type: ignore[attr-defined]
+    page.on("requestfailed", lambda r: r.failure != "net::ERR_ABORTED" and page.eqc_failed.append(
+        f"{r.url}: {r.failure}"))
+    return page
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("size", WIDTHS, ids=lambda s: f"{s[0]}px")
+def test_key_pages_read_well_at_every_width(browser: Browser, base_url: str, size, scheme) -> None:
+    page = new_page(browser, size, scheme)
+    visit = Visit(page, base_url)
+    failures = {}
+    for name, path in KEY_PAGES.items():
+        visit.open(base_url + path)
+        assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == SCHEMES[scheme]
+        if name.startswith("card") or name in ("topic", "cheatsheet", "symbols"):
+            assert page.locator(".eqc-math > svg").count() > 0, f"{name}: no formula"
+        if problems := layout_problems(page):
+            failures[name] = problems[:8]
+    page.context.close()
+    assert failures == {}, failures
+    assert request_failures(visit, page) == []
+
+
+def test_every_card_shows_every_formula_at_every_width(browser: Browser, base_url: str) -> None:
+    """All cards, each loaded once and looked at in every width (the layout, not the HTML,
+    decides whether a formula shows: the phone bug had the SVG present with size 0 x 0), and its
+    accessibility tree and its visible text read once."""
+    page = new_page(browser, WIDTHS[-1], mobile=False)
+    failures = {}
+    images, unnamed, read_as_tex = 0, [], []
+    shown_as_tex, characters = [], 0
+    for card in CARDS:
+        # Loaded wide, then narrowed: widening a page across the theme's breakpoints leaves its
+        # search overlay sized for the old width, which no reader loading the page sees.
+        page.set_viewport_size({"width": WIDTHS[-1][0], "height": WIDTHS[-1][1]})
+        page.goto(base_url + f"cards/{card.id}/", wait_until="load")
+        # In the same visit, what a screen reader is given (test_a11y reads every other page so):
+        # each image (formula or figure) named, and no name TeX.
+        names = accessible_image_names(page.locator("body").aria_snapshot())
+        images += len(names)
+        unnamed += [card.id for name in names if not name.strip()]
+        read_as_tex += [(card.id, name) for name in names if TEX_MARKS.search(name)]
+        for size in reversed(WIDTHS):
+            page.set_viewport_size({"width": size[0], "height": size[1]})
+            equation = page.locator("#equation .eqc-math > svg").bounding_box()
+            problems = layout_problems(page)
+            if not equation or equation["width"] == 0 or equation["height"] == 0:
+                problems.insert(0, f"the card's equation is invisible: {equation}")
+            if problems:
+                failures[f"{card.id} at {size[0]}px"] = problems[:5]
+        # Last (it opens every collapsible block): no TeX in the text a reader sees (test_a11y
+        # reads every other page so).
+        text = page.evaluate(VISIBLE_TEXT)
+        characters += len(text)
+        shown_as_tex += [(card.id, found) for found in tex_marks(text)]
+    page.context.close()
+    assert failures == {}, dict(list(failures.items())[:10])
+    assert images > 4 * len(CARDS)
+    assert not unnamed, unnamed[:10]
+    assert not read_as_tex, f"{len(read_as_tex)} images named by TeX: {read_as_tex[:10]}"
+    assert characters > 1000 * len(CARDS)  # the text really was read, every card's
+    assert not shown_as_tex, f"{len(shown_as_tex)} places show TeX as text: {shown_as_tex[:15]}"
+
+
+def test_cheatsheet_stacks_label_over_formula_on_a_phone(browser: Browser, base_url: str) -> None:
+    for size, stacked in ((WIDTHS[0], True), (WIDTHS[2], True), (WIDTHS[4], False)):
+        page = new_page(browser, size)
+        page.goto(base_url + "cheatsheet/", wait_until="load")
+        rows = page.evaluate("""() => [...document.querySelectorAll('.eqc-sheet-row')].slice(0, 30)
+          .map(row => {
+            row.scrollIntoView();
+            const label = row.querySelector('.eqc-sheet-label').getBoundingClientRect();
+            const formula = row.querySelector('.eqc-sheet-formula').getBoundingClientRect();
+            return {below: formula.top >= label.bottom - 1, formulaWidth: formula.width,
+                    rowWidth: row.getBoundingClientRect().width}; })""")
+        page.context.close()
+        assert rows, "no cheatsheet rows"
+        if stacked:
+            assert all(r["below"] for r in rows), f"label beside formula at {size[0]}px"
+            assert all(r["formulaWidth"] >= 0.95 * r["rowWidth"] for r in rows), \
+                f"formulas do not get the full width at {size[0]}px"
+        else:
+            assert not any(r["below"] for r in rows), "on a desktop, label and formula sit side by side"
+
+
+def test_a_card_on_a_phone_shows_equation_summary_and_symbols_first(browser: Browser, base_url: str) -> None:
+    page = new_page(browser, WIDTHS[2])
+    page.goto(base_url + "cards/kl-divergence/", wait_until="load")
+    top = page.evaluate("""() => {
+        const y = s => document.querySelector(s).getBoundingClientRect().top;
+        return {summary: y('.eqc-summary'), equation: y('#equation'), symbols: y('#symbols'),
+                aliases: y('.eqc-meta'), tags: document.querySelector('.md-tags') ?
+                  document.querySelector('.md-tags').getBoundingClientRect().top : Infinity,
+                screen: window.innerHeight}; }""")
+    page.context.close()
+    assert top["summary"] < top["equation"] < top["symbols"] < top["aliases"], top
+    assert top["equation"] < top["screen"], "the equation is not on the first screen of a phone"
+    assert top["tags"] > top["symbols"], "tags come before the formula"
+
+
+def test_a_wide_formula_scrolls_in_its_own_block_with_a_cue(browser: Browser, base_url: str) -> None:
+    page = new_page(browser, WIDTHS[0])
+    page.goto(base_url + f"cards/{WIDEST[0]}/", wait_until="load")
+    block = page.evaluate("""() => { const b = document.querySelector('#equation div.arithmatex');
+        const s = getComputedStyle(b);
+        return {scrolls: b.scrollWidth > b.clientWidth, overflowX: s.overflowX,
+                cue: s.backgroundImage}; }""")
+    page.context.close()
+    assert block["scrolls"] and block["overflowX"] == "auto", block
+    # The cue: shadows drawn at the block's edges (see cards.css), not a bare clipped edge.
+    assert block["cue"].count("radial-gradient") == 2, block["cue"]
+
+
+@pytest.mark.parametrize("size", WIDTHS[:3], ids=lambda s: f"{s[0]}px")
+def test_search_works_on_a_phone(browser: Browser, base_url: str, size) -> None:
+    page = new_page(browser, size)
+    visit = Visit(page, base_url)
+    visit.open(base_url + "cards/entropy/")
+    # On a phone the search field is behind the header's search button, as a reader finds it.
+    page.locator("label.md-header__button[for='__search']").click()
+    open_search(page)
+    page.locator("input.md-search__input").press_sequentially("perplexity", delay=20)
+    page.wait_for_function("() => { const a = document.querySelector('.md-search-result__list a');"
+                           " return a && a.href.includes('h=perplexity'); }", timeout=10_000)
+    result = page.locator(".md-search-result__list a").first
+    assert result.is_visible()
+    box = result.bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= size[0] + 1, box
+    assert "cards/perplexity/" in result.get_attribute("href")
+    assert page.evaluate("document.documentElement.scrollWidth") <= size[0] + 1
+    assert request_failures(visit, page) == []
+    page.context.close()

@@ -1,0 +1,130 @@
+"""Every card's snippet passes under each BLAS kernel and thread count of eqcards.portability.
+
+A check whose tolerance holds for one CPU only fails here, naming the kernel, before it fails a
+reader's build on another machine. Each configuration runs every snippet from its own cache, never
+the build's, so a snippet the build served from its cache still runs under every kernel.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, job
+
+from eqcards.core.config import Settings
+from eqcards.portability.kernels import (
+    KERNELS,
+    blas_core,
+    cache_for,
+    failures,
+    portable_jobs,
+    run_under,
+    same_runs_as,
+    unsupported,
+)
+from eqcards.snippets.runner import run_snippets
+
+pytestmark = pytest.mark.portability
+
+# What each configuration must really give a snippet, read inside the snippet itself.
+PROBE = """import json
+import numpy
+import threadpoolctl
+from numpy._core._multiarray_umath import __cpu_features__
+from cardcheck import check_true
+blas = [i for i in threadpoolctl.threadpool_info() if i["internal_api"] == "openblas"] or [{}]
+check_true("the probe ran", True)
+print(json.dumps({"core": blas[0].get("architecture"), "threads": blas[0].get("num_threads"),
+                  "avx2_loops": __cpu_features__.get("X86_V3")}))
+"""
+
+
+def probe(kernel, snippets: Path) -> dict:
+    report = run_snippets([job(snippets, "probe", PROBE)], snippets, None, workers=1,
+                          environment=kernel.environment)
+    result = report.results["probe"]
+    assert result.ok, result.describe_failure()
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.name)
+def test_every_snippet_passes_under(kernel) -> None:
+    if reason := unsupported(kernel):
+        pytest.skip(reason)
+    if twin := same_runs_as(kernel):
+        # Not a gap: the other configuration's test runs every snippet under this very kernel.
+        pytest.skip(f"OpenBLAS's own choice on this CPU is {blas_core(kernel)}: {twin.name} runs the same")
+    settings = Settings.for_project(ROOT)
+    jobs = portable_jobs(settings)
+    assert len(jobs) > 300
+    report = run_under(kernel, jobs, settings, settings.cache_dir.parent / "portability")
+    assert report.results.keys() == {j.card_id for j in jobs}
+    assert not report.failures, "\n".join(failures(kernel, report, ROOT))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.name)
+def test_each_configuration_is_what_the_snippet_really_runs_under(kernel, snippets: Path) -> None:
+    if reason := unsupported(kernel):
+        pytest.skip(reason)
+    seen = probe(kernel, snippets)
+    env = kernel.environment
+    if env["OPENBLAS_CORETYPE"] is None and seen["core"] is None:
+        pytest.skip("numpy's BLAS here is not OpenBLAS (a Mac's Accelerate): its own choice is all there is")
+    assert seen["threads"] == int(env["OPENBLAS_NUM_THREADS"])
+    if env["OPENBLAS_CORETYPE"] == "SkylakeX":
+        assert seen["core"] == "SkylakeX"
+    elif env["OPENBLAS_CORETYPE"] == "Prescott":
+        # OpenBLAS builds without their oldest kernels serve Prescott with the generic SSE ones.
+        assert seen["core"] in ("Prescott", "Katmai")
+        assert seen["avx2_loops"] is False
+    else:
+        auto = next(k for k in KERNELS if k.environment["OPENBLAS_CORETYPE"] is None)
+        assert kernel.environment == {**auto.environment, "OPENBLAS_NUM_THREADS": env["OPENBLAS_NUM_THREADS"],
+                                      "OMP_NUM_THREADS": env["OMP_NUM_THREADS"],
+                                      "MKL_NUM_THREADS": env["MKL_NUM_THREADS"]}
+        assert seen["core"] not in ("Prescott", "Katmai")
+
+
+def test_a_snippet_that_fails_under_one_kernel_fails_naming_it(snippets: Path, tmp_path: Path) -> None:
+    """A tolerance that holds on one kernel only, staged: the snippet passes unless it runs on SkylakeX."""
+    only_elsewhere = 'check_true("not on SkylakeX", blas[0]["architecture"] != "SkylakeX")\n'
+    fragile = job(snippets, "fragile", PROBE.replace("print(json.dumps", only_elsewhere + "print(json.dumps"))
+    settings = Settings.for_project(ROOT)
+    by_name = {k.name: k for k in KERNELS}
+    if unsupported(by_name["skylakex-1t"]):
+        pytest.skip(unsupported(by_name["skylakex-1t"]))
+    passing = run_under(by_name["prescott-1t"], [fragile], settings, tmp_path, workers=1)
+    assert not passing.failures
+    failing = run_under(by_name["skylakex-1t"], [fragile], settings, tmp_path, workers=1)
+    (problem,) = failures(by_name["skylakex-1t"], failing, ROOT)
+    assert problem.startswith("under skylakex-1t (OpenBLAS SkylakeX (AVX-512) kernels, 1 thread): ")
+    assert "fragile.py:8 failed" in problem and "not on SkylakeX" in problem
+
+
+def test_no_configuration_shares_a_cache_with_another_or_with_the_build(tmp_path: Path) -> None:
+    folders = {cache_for(k, tmp_path).directory for k in KERNELS}
+    assert len(folders) == len(KERNELS)
+    build_cache = Settings.for_project(ROOT).cache_dir
+    assert all(not f.is_relative_to(build_cache) and f != build_cache for f in folders)
+
+
+def test_the_configurations_cover_both_named_kernels_the_default_and_two_thread_counts() -> None:
+    cores = {k.environment["OPENBLAS_CORETYPE"] for k in KERNELS}
+    threads = {k.environment["OPENBLAS_NUM_THREADS"] for k in KERNELS}
+    assert cores == {"Prescott", "SkylakeX", None} and threads == {"1", "2"}
+    assert len(KERNELS) == len(cores) * len(threads)
+
+
+def test_a_configuration_stands_for_another_only_when_it_runs_the_same_kernel() -> None:
+    for kernel in KERNELS:
+        twin = same_runs_as(kernel)
+        if twin is None:
+            continue
+        assert kernel.environment["OPENBLAS_CORETYPE"] is None
+        assert blas_core(kernel) == blas_core(twin) == twin.environment["OPENBLAS_CORETYPE"]
+        assert {k: v for k, v in kernel.environment.items() if k != "OPENBLAS_CORETYPE"} == \
+            {k: v for k, v in twin.environment.items() if k != "OPENBLAS_CORETYPE"}
+    named = [k for k in KERNELS if k.environment["OPENBLAS_CORETYPE"] is not None]
+    assert all(same_runs_as(k) is None for k in named)

@@ -92,3 +92,34 @@ def accessible_image_names(tree: str) -> list[str]:
 
     walk(yaml.safe_load(tree))
     return found
+
+
+# TeX where a reader sees text: a $ delimiter, a command (\alpha), a braced script (^{, _{) or a
+# \( \) \[ \] delimiter. Typeset formulas (SVG images, named in words: accessible_image_names) and
+# code are not text; see VISIBLE_TEXT for what else is exempt.
+TEX_IN_TEXT = re.compile(r"\$|\\[A-Za-z]+|[\^_]\{|\\[()\[\]]")
+# Every text node a reader can see, with every collapsible block (<details>: citations, snippet
+# source, mutation lists) opened first. Exempt, since they hold TeX or code on purpose: code
+# (<code>, <pre>, <kbd>, <samp>: the snippet source, the citation and "Equation (LaTeX)" boxes,
+# mutation diffs), each formula's hidden TeX for search and copying (.eqc-tex, [data-tex]; the
+# formula itself is an SVG image), scripts and styles. Anything not rendered (display: none,
+# [hidden]) is not seen, so not checked.
+VISIBLE_TEXT = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const exempt = 'code, pre, kbd, samp, script, style, noscript, svg, [hidden], '
+    + '.eqc-math, .eqc-tex, [data-tex]';
+  const seen = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!node.nodeValue.trim() || !parent || parent.closest(exempt) || !parent.checkVisibility()) continue;
+    seen.push(node.nodeValue);
+  }
+  return seen.join(' ');
+}"""
+
+
+def tex_marks(text: str) -> list[str]:
+    """Each place TeX shows in a page's visible text, with a little of the text around it."""
+    text = " ".join(text.split())
+    return [text[max(m.start() - 40, 0):m.end() + 40] for m in TEX_IN_TEXT.finditer(text)]

@@ -113,3 +113,49 @@ class Settings:
             workers=int(os.environ.get("EQCARDS_WORKERS", "0")) or (os.cpu_count() or 1),
             check_determinism=os.environ.get("EQCARDS_CHECK_DETERMINISM", "0") == "1",
         )
+
+
+class SiteURLError(ValueError):
+    """The site's address cannot be published: missing, or a loopback address."""
+
+
+# A build for publishing (the GitHub Pages workflow sets EQCARDS_PUBLISH=1) must know the address
+# it is published at; any other build without SITE_URL makes no absolute link at all.
+PUBLISH_VARIABLE = "EQCARDS_PUBLISH"
+SITE_URL_EXAMPLE = "SITE_URL=https://<owner>.github.io/<repository>/"
+
+
+def is_loopback(url: str) -> bool:
+    """Whether a URL's host is this machine: 127.0.0.0/8, localhost, ::1 (or 0.0.0.0)."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_unspecified
+
+
+def public_site_url(site_url: str | None, publish: bool) -> str | None:
+    """The address the site is published at, ending in '/', or None: no absolute links (canonical
+    links, sitemap, citation URLs). A build for publishing (`publish`) raises SiteURLError when
+    the address is missing or loopback, since every link in such a site would be dead."""
+    url = (site_url or "").strip() or None
+    if publish:
+        fix = f"set the address the site is published at, e.g. {SITE_URL_EXAMPLE}"
+        if url is None:
+            raise SiteURLError(f"SITE_URL is not set, and a build for publishing ({PUBLISH_VARIABLE}=1) "
+                               f"needs it for canonical links, the sitemap and citations: {fix}")
+        if is_loopback(url):
+            raise SiteURLError(f"SITE_URL is {url}, a loopback address, and a build for publishing "
+                               f"({PUBLISH_VARIABLE}=1) must not link to this machine: {fix}")
+    return url if url is None or url.endswith("/") else url + "/"
+
+
+def publishing() -> bool:
+    """EQCARDS_PUBLISH=1: this build is for publishing (see public_site_url)."""
+    return os.environ.get(PUBLISH_VARIABLE, "0") == "1"

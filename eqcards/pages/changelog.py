@@ -8,7 +8,7 @@ from . import markup
 
 
 def _link(card_id: str, title: str, prefix: str) -> str:
-    return f"[{markup.text(title)}]({prefix}cards/{card_id}.md)"
+    return f"[{markup.prose_with_math(title)}]({prefix}cards/{card_id}.md)"
 
 
 def _fields(fields: tuple[str, ...]) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..core.errors import CardError, CardErrors
 from ..snippets.jobs import SnippetJob, SnippetResult
+from . import markup
 
 EXAMPLES_FOLDER = "examples"  # docs/examples/<slug>.py; pages at /examples/<slug>/
 TIMEOUT = 120
@@ -243,7 +244,8 @@ def render_index(examples: list[Example], card_titles: dict[str, str]) -> str:
            "that is wrong does not build. Each notebook can be downloaded and run as it is, with "
            "numpy, scipy and matplotlib.", ""]
     for example in examples:
-        cards = ", ".join(f"[{card_titles[c]}](../cards/{c}.md)" for c in example.cards)
+        cards = ", ".join(f"[{markup.prose_with_math(card_titles[c])}](../cards/{c}.md)"
+                          for c in example.cards)
         intro = CARD_LINK.sub(lambda m: f"](../cards/{m.group('id')}.md)", example.intro)
         out += [f"## [{example.title}]({example.slug}.ipynb)", "", intro, "",
                 f"Cards used: {cards}." if cards else "", ""]

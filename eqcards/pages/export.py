@@ -29,7 +29,8 @@ def card_records(cards: list[Card], results: dict[str, SnippetResult], site_url:
             "summary": card.summary, "aliases": card.aliases, "tags": card.tags,
             "sources": [s.record() for s in card.sources],
             "related": card.related, "seeds": card.seeds,
-            "url": site_url.rstrip("/") + "/" + card.url if site_url else "/" + card.url,
+            # Without a site URL, the path from the site's root (where cards.json is).
+            "url": site_url.rstrip("/") + "/" + card.url if site_url else card.url,
             "snippet": f"snippets/{card.snippet}",
             "verification": {"status": status,
                              "checks": len(result.checks) if result else 0,

@@ -22,7 +22,7 @@ def render_topic_page(topic: Topic, cards: list[Card]) -> str:
            f"# {markup.text(topic.title)}", "", markup.text(topic.description), "",
            f"{len(members)} card{'s' if len(members) != 1 else ''}.", ""]
     for card in members:
-        out += [f"## [{markup.text(card.title)}](../cards/{card.id}.md)", "",
+        out += [f"## [{markup.prose_with_math(card.title)}](../cards/{card.id}.md)", "",
                 markup.prose_with_math(card.summary), "", markup.display_math(card.cheatsheet_latex), ""]
     return "\n".join(out)
 
@@ -172,7 +172,7 @@ def render_errata(cards: list[Card]) -> str:
     if not listed:
         out.append("No corrections so far.")
     for card in listed:
-        out += [f"### [{markup.text(card.title)}](cards/{card.id}.md)", ""]
+        out += [f"### [{markup.prose_with_math(card.title)}](cards/{card.id}.md)", ""]
         out += [f"- `{markup.text(e.seed)}`: {markup.prose_with_math(e.note)}" for e in card.errata]
         out.append("")
     return "\n".join(out)

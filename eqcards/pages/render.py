@@ -29,10 +29,10 @@ def figure_uri(card: Card, index: int) -> str:
 
 
 def render_source(source: Source) -> str:
-    parts = [f"{markup.text(source.authors)} ({source.year}). *{markup.text(source.title)}*. "
-             f"{markup.text(source.venue)}."]
+    parts = [f"{markup.prose_with_math(source.authors)} ({source.year}). "
+             f"*{markup.prose_with_math(source.title)}*. {markup.prose_with_math(source.venue)}."]
     if source.locator:
-        parts.append(f" {markup.text(source.locator)}.")
+        parts.append(f" {markup.prose_with_math(source.locator)}.")
     if source.doi:
         parts.append(f" [doi:{markup.text(source.doi)}]({source.link})")
     elif source.arxiv:
@@ -132,8 +132,10 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
                 examples: list[tuple[str, str]] = (), history: list[str] = ()) -> str:
     """The whole page, identical in structure for every card. `examples`: (title, slug) of the
     worked examples that use the card; `history`: its History section (eqcards.pages.changelog)."""
-    out = [f"# {markup.text(card.title)}", "",
-           f'<p class="eqc-summary">{markup.text_with_math(card.summary)}</p>', "",
+    # The lead summary goes through the same renderer as every other card text (md_in_html: the
+    # paragraph's Markdown, and so its $math$, is rendered); a bare <p> would show the TeX.
+    out = [f"# {markup.prose_with_math(card.title)}", "",
+           f'<p class="eqc-summary" markdown>{markup.prose_with_math(card.summary)}</p>', "",
            '<div class="eqc-equation" id="equation" markdown>', "",
            markup.display_math(card.equation), "", "</div>", ""]
     meta = [f"**Topic:** [{markup.text(topic.title)}](../topics/{topic.id}.md)"]
@@ -160,7 +162,7 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     related = list(dict.fromkeys([*card.related, *backlinks]))
     if related:
         out += ["", "## Related cards { data-search-exclude }", ""]
-        out += [f"- [{markup.text(cards_by_id[r].title)}]({r}.md): "
+        out += [f"- [{markup.prose_with_math(cards_by_id[r].title)}]({r}.md): "
                 f"{markup.prose_with_math(cards_by_id[r].summary)}" for r in related]
     out += ["", "## Seed entries { data-search-exclude }", "",
             "This card realizes these entries of the source documents the site was built from:", ""]
@@ -177,9 +179,9 @@ def render_topic_trail(topic: Topic, previous: Card | None, following: Card | No
     parts = []
     if previous:
         parts.append(f'<a class="eqc-prev" rel="prev" href="../{previous.id}/">&larr; '
-                     f"{markup.text(previous.title)}</a>")
+                     f"{markup.scripts_html(previous.title)}</a>")
     parts.append(f'<a class="eqc-up" href="../../topics/{topic.id}/">{markup.text(topic.title)}</a>')
     if following:
         parts.append(f'<a class="eqc-next" rel="next" href="../{following.id}/">'
-                     f"{markup.text(following.title)} &rarr;</a>")
+                     f"{markup.scripts_html(following.title)} &rarr;</a>")
     return '<nav class="eqc-topic-trail" aria-label="Cards in this topic">' + " ".join(parts) + "</nav>"

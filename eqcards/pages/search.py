@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cards.model import Card, Topic
+from . import markup
 
 # Every indexed field and its weight, declared once; the worker reads them from the index.
 # A hit in a card's own name or an alias outweighs any number of hits in its prose.
@@ -34,6 +35,9 @@ TITLE_ONLY = ("cheatsheet/", "symbols/")
 DOCUMENTS_FILE = "documents.json"  # beside search_index.json; the worker fetches it on demand
 TEXT_LIMIT = 4000  # characters of prose indexed per page; a teaser, not the whole page
 TAG = re.compile(r"<[^>]+>")
+TEASER_LIMIT = 200  # characters of a page's text shown under its title in the results
+# A typeset formula's TeX, as the page keeps it for search (eqcards/typeset/mathsvg.py): \(...\) or \[...\].
+INDEXED_MATH = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)\\\]", re.S)
 
 
 def plain_text(markup: str) -> str:
@@ -41,13 +45,23 @@ def plain_text(markup: str) -> str:
     return " ".join(html.unescape(TAG.sub(" ", markup)).split())
 
 
+def readable(text: str, limit: int | None = None) -> str:
+    """Indexed text as a search result shows it (titles and teasers are shown, never matched):
+    formulas in Unicode (markup.tex_to_text), not TeX; cut at a word within `limit` characters."""
+    text = " ".join(INDEXED_MATH.sub(lambda m: markup.tex_to_text(m.group(1) or m.group(2) or ""),
+                                     text).split())
+    if limit is None or len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0] + " …"
+
+
 def card_document(card: Card, topic: Topic, prose: str) -> dict[str, Any]:
     """A card's search document: its metadata field by field, then its prose."""
     tex = [card.equation] + ([card.cheatsheet.latex] if card.cheatsheet.latex else [])
     return {
         "location": card.url,
-        "title": card.title,
-        "teaser": card.summary,
+        "title": markup.plain(card.title),
+        "teaser": markup.plain(card.summary),
         "fields": {
             "name": card.title,
             "alias": card.aliases,
@@ -64,7 +78,7 @@ def page_document(location: str, title: str, text: str) -> dict[str, Any]:
     """A page that is not a card: its title, and its text unless it merely repeats cards."""
     title_only = location.startswith(TITLE_ONLY)
     body = "" if title_only else text[:TEXT_LIMIT]
-    return {"location": location, "title": title, "teaser": body[:200],
+    return {"location": location, "title": readable(title), "teaser": readable(body, TEASER_LIMIT),
             "fields": {"name": title, "text": body}}
 
 

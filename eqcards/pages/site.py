@@ -225,7 +225,8 @@ class CardSite:
     def redirects(self) -> dict[str, str]:
         """Static pages at every former id's URL, by their path under docs/."""
         assert self.edition is not None
-        return {f"cards/{old}/index.html": redirect_page(f"../{c.id}/", self.edition.card_url(c.id))
+        return {f"cards/{old}/index.html": redirect_page(
+                    f"../{c.id}/", self.edition.card_url(c.id) if self.edition.site_url else None)
                 for c in self.cards for old in c.former_ids}
 
     def home_page(self, template: str) -> str:

@@ -18,8 +18,10 @@ def _cell(kind: str, source: str) -> dict:
 def snippet_notebook(card: Card, snippet_source: str, helpers: dict[str, str], card_url: str) -> str:
     """nbformat 4 JSON: a heading with the equation, the shared helpers written next to the
     notebook (so it runs anywhere), then the snippet itself."""
+    # A site built without its public address knows the card's path only (cards/<id>/).
+    where = f"<{card_url}>" if "://" in card_url else f"`{card_url}` of the Equation Cards site"
     cells = [_cell("markdown", f"# {card.title}\n\n$$\n{card.equation}\n$$\n\n{card.summary}\n\n"
-                               f"Card: <{card_url}>\n")]
+                               f"Card: {where}\n")]
     for name, source in sorted(helpers.items()):
         cells.append(_cell("code", f"%%writefile {name}\n{source}"))
     cells.append(_cell("code", "%matplotlib inline\n" + snippet_source))

@@ -13,9 +13,10 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from eqcards.core.config import Settings, edition_date
+from eqcards.core.config import Settings, SiteURLError, edition_date, public_site_url, publishing
 from eqcards.core.errors import CardError, CardErrors
 from eqcards.live.livesite import serving
+from eqcards.pages import markup
 from eqcards.pages.citation import Edition
 from eqcards.pages.site import CardSite
 from eqcards.typeset.mathsvg import LatexError
@@ -26,6 +27,15 @@ _site: CardSite | None = None
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _site
+    # No site URL, no absolute link: a build without SITE_URL links nowhere but within itself
+    # (a build for publishing without a public one fails here, before any work).
+    try:
+        config.site_url = public_site_url(config.site_url, publishing())
+    except SiteURLError as exc:
+        raise PluginError(str(exc)) from None
+    if config.site_url is None:
+        log.info("SITE_URL is not set: absolute links are off (no canonical links, sitemap or citation "
+                 "URL; the citation box takes the address a card is read at)")
     settings = Settings.for_project(Path(config.config_file_path).parent, Path(config.docs_dir))
     # `make serve` (eqcards/live/serve.py) holds the site between edits and keeps each problem on its
     # page; a build loads it here, strictly.
@@ -35,8 +45,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
             _site = CardSite.load(settings)
         except (CardError, CardErrors) as exc:
             raise PluginError(f"invalid cards:\n{exc}") from None
-    site_url = config.site_url or "http://127.0.0.1:8000/"
-    _site.edition = Edition(config.site_name, site_url, edition_date(settings.root))
+    _site.edition = Edition(config.site_name, config.site_url, edition_date(settings.root))
     _site.repo_url = config.repo_url
     config.nav = _site.nav()
     return config
@@ -81,8 +90,9 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     # The theme prints titles and descriptions into the page unescaped; a '<' in a card's
     # title must reach the reader as text, never as markup.
     card = _site.card(card_id)
-    page.meta["title"] = html.escape(card.title, quote=True)
-    page.meta["description"] = html.escape(card.summary, quote=True)
+    # Neither holds markup: their TeX and script notation are written as Unicode (markup.plain).
+    page.meta["title"] = html.escape(markup.plain(card.title), quote=True)
+    page.meta["description"] = html.escape(markup.plain(card.summary), quote=True)
     page.meta["citation"] = _site.citation_meta(card_id)
     return _site.card_page(card_id)
 
@@ -114,3 +124,6 @@ def on_post_build(config: MkDocsConfig) -> None:
     index = Path(config.site_dir) / "search" / "search_index.json"
     if index.is_file():
         _site.rewrite_search_index(index)
+    if not config.site_url:  # a sitemap lists absolute URLs only; with no address it has none
+        for name in ("sitemap.xml", "sitemap.xml.gz"):
+            (Path(config.site_dir) / name).unlink(missing_ok=True)

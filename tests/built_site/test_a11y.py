@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_fixtures import TEX_MARKS, Visit, accessible_image_names, open_search
+from browser_fixtures import TEX_MARKS, VISIBLE_TEXT, Visit, accessible_image_names, open_search, tex_marks
 from conftest import ROOT
 from playwright.sync_api import Browser, Page
 
@@ -109,12 +109,21 @@ def test_every_formula_has_an_accessible_name(visit: Visit, base_url: str, name:
     assert not missing, f"formulas missing from the accessibility tree: {list(missing)[:10]}"
 
 
+def test_visible_text_check_finds_tex_and_lets_prose_be() -> None:
+    assert tex_marks("sampling it with step size $\\Delta$ here") and tex_marks("a \\(x\\) b")
+    assert tex_marks("q(x_{t-1} | x_t)") and tex_marks("e^{-u}") and tex_marks("the \\alpha weight")
+    assert tex_marks("a weight_decay of 0.1, x<sub>t</sub>, Aπ, C++, 50% (a) [b] {c}") == []
+
+
 def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: str, built_site: Path) -> None:
     """Every built page as Chromium's accessibility tree gives it to screen readers: each image
-    (formula or figure) is named, and no name is TeX (a backslash, a brace or a caret).
+    (formula or figure) is named, and no name is TeX (a backslash, a brace or a caret). In the
+    same visit, the text a reader sees (VISIBLE_TEXT) shows no TeX either.
 
     The names are in the HTML the build writes and no script of the site sets one, so pages are
-    read with scripts off: a quarter faster over ~500 pages, and the same tree."""
+    read with scripts off: a quarter faster over ~500 pages, and the same tree. (The text is what
+    a reader without scripts sees; the only script that changes a page's text, cite.js, writes the
+    reader's date and the page's address into the citation's code.)"""
     every = sorted(path.parent.relative_to(built_site).as_posix() + "/"
                    for path in built_site.rglob("index.html")
                    if 'http-equiv="refresh"' not in path.read_text(encoding="utf-8")[:600])
@@ -126,8 +135,9 @@ def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: s
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     read_as_tex: list[tuple[str, str]] = []
+    shown_as_tex: list[tuple[str, str]] = []
     unnamed: list[str] = []
-    images = 0
+    images = characters = 0
     try:
         for relative in pages:
             page.goto(base_url + relative.removeprefix("./"), wait_until="domcontentloaded")
@@ -135,8 +145,13 @@ def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: s
             images += len(names)
             unnamed += [relative for name in names if not name.strip()]
             read_as_tex += [(relative, name) for name in names if TEX_MARKS.search(name)]
+            text = page.evaluate(VISIBLE_TEXT)
+            characters += len(text)
+            shown_as_tex += [(relative, found) for found in tex_marks(text)]
     finally:
         context.close()
     assert images > 1000
+    assert characters > 200_000  # the text really was read, every page's
     assert not unnamed, unnamed[:10]
     assert not read_as_tex, f"{len(read_as_tex)} images named by TeX: {read_as_tex[:10]}"
+    assert not shown_as_tex, f"{len(shown_as_tex)} places show TeX as text: {shown_as_tex[:15]}"

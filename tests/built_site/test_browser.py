@@ -166,9 +166,10 @@ def test_cite_box_offers_copyable_bibtex(visit: Visit, base_url: str) -> None:
     box.locator("summary").click()
     code = box.locator("code").first
     assert "@misc{eqcards:kl-divergence," in code.inner_text()
+    assert box.locator("code").nth(1).inner_text().startswith("@article{kullback1951information,")
     buttons = box.locator("button[data-md-type=copy]")
     buttons.first.wait_for()
-    assert buttons.count() == 4  # BibTeX, plain text, link, LaTeX
+    assert buttons.count() == 5  # BibTeX of the card and of its primary source, plain text, link, LaTeX
 
 
 def test_a_citation_names_the_release_and_the_day_the_reader_accessed_the_card(visit: Visit,
@@ -180,7 +181,7 @@ def test_a_citation_names_the_release_and_the_day_the_reader_accessed_the_card(v
     page = visit.open(base_url + "cards/kl-divergence/")
     box = page.locator("details.quote")
     box.locator("summary").click()
-    bibtex, plain = (box.locator("code").nth(i).inner_text() for i in range(2))
+    bibtex, plain = (box.locator("code").nth(i).inner_text() for i in (0, 2))  # 1: the primary source
     assert "urldate = {2031-05-04}" in bibtex and "(accessed 2031-05-04)." in plain
     current = releases[-1]
     named = f"release {current['version']} ({current['date']})"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser_fixtures import TEX_MARKS, Visit, accessible_image_names, open_search
+from browser_fixtures import TEX_MARKS, VISIBLE_TEXT, Visit, accessible_image_names, open_search, tex_marks
 from conftest import ROOT
 from playwright.sync_api import Browser, Page
 
@@ -157,10 +157,11 @@ def test_key_pages_read_well_at_every_width(browser: Browser, base_url: str, siz
 def test_every_card_shows_every_formula_at_every_width(browser: Browser, base_url: str) -> None:
     """All cards, each loaded once and looked at in every width (the layout, not the HTML,
     decides whether a formula shows: the phone bug had the SVG present with size 0 x 0), and its
-    accessibility tree read once."""
+    accessibility tree and its visible text read once."""
     page = new_page(browser, WIDTHS[-1], mobile=False)
     failures = {}
     images, unnamed, read_as_tex = 0, [], []
+    shown_as_tex, characters = [], 0
     for card in CARDS:
         # Loaded wide, then narrowed: widening a page across the theme's breakpoints leaves its
         # search overlay sized for the old width, which no reader loading the page sees.
@@ -180,11 +181,18 @@ def test_every_card_shows_every_formula_at_every_width(browser: Browser, base_ur
                 problems.insert(0, f"the card's equation is invisible: {equation}")
             if problems:
                 failures[f"{card.id} at {size[0]}px"] = problems[:5]
+        # Last (it opens every collapsible block): no TeX in the text a reader sees (test_a11y
+        # reads every other page so).
+        text = page.evaluate(VISIBLE_TEXT)
+        characters += len(text)
+        shown_as_tex += [(card.id, found) for found in tex_marks(text)]
     page.context.close()
     assert failures == {}, dict(list(failures.items())[:10])
     assert images > 4 * len(CARDS)
     assert not unnamed, unnamed[:10]
     assert not read_as_tex, f"{len(read_as_tex)} images named by TeX: {read_as_tex[:10]}"
+    assert characters > 1000 * len(CARDS)  # the text really was read, every card's
+    assert not shown_as_tex, f"{len(shown_as_tex)} places show TeX as text: {shown_as_tex[:15]}"
 
 
 def test_cheatsheet_stacks_label_over_formula_on_a_phone(browser: Browser, base_url: str) -> None:

@@ -53,8 +53,12 @@ def test_built_card_has_cite_box_and_meta_tags(built_site: Path) -> None:
     html = (built_site / "cards" / "entropy" / "index.html").read_text()
     text = re.sub(r"<[^>]+>", "", html)  # code blocks are syntax-highlighted into spans
     assert "Cite this card" in text and "@misc{eqcards:entropy," in text
-    for name in ("citation_title", "citation_author", "citation_publication_date", "citation_public_url"):
+    for name in ("citation_title", "citation_author", "citation_publication_date"):
         assert re.search(rf'<meta name="{name}" content="[^"]+">', html), name
+    # The public URL and the canonical link come from SITE_URL, both or neither (none by default).
+    canonical = re.search(r'<link rel="canonical" href="([^"]+)">', html)
+    public = re.search(r'<meta name="citation_public_url" content="([^"]+)">', html)
+    assert (canonical and canonical.group(1)) == (public and public.group(1))
     assert (built_site / "CITATION.cff").read_bytes() == (ROOT / "CITATION.cff").read_bytes()
 
 

@@ -148,13 +148,15 @@ def test_glossary_lists_each_symbol_once_with_every_meaning(tmp_path: Path) -> N
 
 def test_a_bar_in_a_table_cell_stays_a_bar_in_prose_and_in_math(tmp_path: Path) -> None:
     """A '|' would end a Markdown table cell. Escaped as \\| it is right in prose, but inside math
-    TeX reads \\| as the double bar of a norm: |w| would be typeset as a norm."""
+    TeX reads \\| as the double bar of a norm: |w| would be typeset as a norm. A bar that ends the
+    math is not followed by a space: arithmatex reads no span that ends in a space as math."""
     from eqcards.pages.listings import render_glossary
     from eqcards.pages.markup import cell
 
-    assert cell("absolute value $|w|$ of a|b") == r"absolute value $\vert w\vert $ of a\|b"
+    assert cell("absolute value $|w|$ of a|b") == r"absolute value $\vert w\vert$ of a\|b"
+    assert cell(r"norm $\|x\|_2$") == r"norm $\Vert x\Vert_2$"
     path = tmp_path / "alpha-card.md"
     path.write_text(card_markdown(id="alpha-card", symbols=[
         {"symbol": "\\Delta", "meaning": "grid step $\\max|w| / 2^{N-1}$, prose a|b"}]))
     row = next(line for line in render_glossary([parse_card(path)]).splitlines() if "grid step" in line)
-    assert r"$\max\vert w\vert  / 2^{N-1}$" in row and r"prose a\|b" in row and r"\|w" not in row
+    assert r"$\max\vert w\vert / 2^{N-1}$" in row and r"prose a\|b" in row and r"\|w" not in row

@@ -186,4 +186,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     waiting on the build's lock with a core idle."""
     def needs_site(item: pytest.Item) -> bool:
         return bool({"built_site", "base_url"} & set(getattr(item, "fixturenames", ())))
-    items.sort(key=lambda item: (item.get_closest_marker("portability") is None, needs_site(item)))
+    # The every-card browser visits, the longest of the site's tests, start as soon as the site is built.
+    items.sort(key=lambda item: (item.get_closest_marker("portability") is None, needs_site(item),
+                                 not item.name.startswith("test_every_card_shows")))

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from ..core.errors import CardError, CardErrors
 from .frontmatter import parse_yaml, split_front_matter
-from .model import Card, CheatsheetEntry, Erratum, HistoryEntry, Part, Source, Symbol, Topic
+from .model import Card, CheatsheetEntry, Erratum, HistoryEntry, Mistake, Part, Source, Symbol, Topic
 from .schema import (
     CHEATSHEET_KEYS,
     ERRATUM_KEYS,
     HISTORY_KEYS,
+    MISTAKE_KEYS,
     PART_KEYS,
     SOURCE_KEYS,
     SYMBOL_KEYS,
@@ -74,6 +75,11 @@ def parse_card(path: Path, text: str | None = None) -> Card:
                 raise c.fail(("errata", i, "seed"), f"erratum seed '{seed}' is not one of this "
                              "card's `seeds`")
             errata.append(Erratum(seed, c.text(e["note"], ("errata", i, "note"))))
+    mistakes = []
+    if "mistakes" in data:
+        for i, m in enumerate(c.mapping_list(data["mistakes"], ("mistakes",), MISTAKE_KEYS)):
+            mistakes.append(Mistake(c.text(m["note"], ("mistakes", i, "note")),
+                                    _optional(c, m, ("mistakes", i), "where")))
     history = []
     if "history" in data:
         for i, h in enumerate(c.mapping_list(data["history"], ("history",), HISTORY_KEYS)):
@@ -98,6 +104,7 @@ def parse_card(path: Path, text: str | None = None) -> Card:
                  for i, r in enumerate(c.text_list(data["related"], ("related",)))],
         seeds=seeds,
         errata=errata,
+        mistakes=mistakes,
         history=history,
         snippet=snippet,
         cheatsheet=CheatsheetEntry(c.text(sheet["label"], ("cheatsheet", "label")),

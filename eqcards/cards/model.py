@@ -51,6 +51,12 @@ class Erratum:
 
 
 @dataclass(frozen=True)
+class Mistake:
+    note: str  # the mistake, and what is right instead and why
+    where: str | None  # where it is commonly found (a library's docs, a popular write-up)
+
+
+@dataclass(frozen=True)
 class HistoryEntry:
     release: str  # the version of the release the change is in
     date: str  # ISO date of the change
@@ -98,6 +104,7 @@ class Card:
     timeout: int = 30
     former_ids: list[str] = field(default_factory=list)
     errata: list[Erratum] = field(default_factory=list)
+    mistakes: list[Mistake] = field(default_factory=list)
     history: list[HistoryEntry] = field(default_factory=list)
     lines: dict[tuple[str | int, ...], int] = field(default_factory=dict, repr=False)
 

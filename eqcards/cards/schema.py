@@ -48,6 +48,10 @@ CARD_FIELDS: tuple[Field, ...] = (
     Field("errata", "errata", False,
           "List of {seed, note}: where a seed entry this card realizes is wrong or imprecise, "
           "what the card does differently and why. Collected on the errata page."),
+    Field("mistakes", "mistakes", False,
+          "List of {note, where?}: a mistake common in secondary accounts of the formula (blog posts, "
+          "library docs, lecture notes), what is right instead and why; `where` says where it is found. "
+          "Shown with the card's errata as its common mistakes."),
     Field("timeout", "int", False, "Snippet timeout in seconds (default 30)."),
     Field("former_ids", "list[str]", False, "Ids this card was published under before."),
     Field("history", "history", False,
@@ -63,6 +67,7 @@ SOURCE_KEYS = {
 }
 CHEATSHEET_KEYS = {"label": True, "latex": False}
 ERRATUM_KEYS = {"seed": True, "note": True}
+MISTAKE_KEYS = {"note": True, "where": False}
 HISTORY_KEYS = {"release": True, "date": True, "note": True}
 RELEASE_KEYS = {"version": True, "date": True, "summary": True}
 # Semantic versions, MAJOR.MINOR.PATCH, as releases are numbered (https://semver.org).

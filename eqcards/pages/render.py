@@ -164,14 +164,22 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
         out += ["", "## Related cards { data-search-exclude }", ""]
         out += [f"- [{markup.prose_with_math(cards_by_id[r].title)}]({r}.md): "
                 f"{markup.prose_with_math(cards_by_id[r].summary)}" for r in related]
-    out += ["", "## Seed entries { data-search-exclude }", "",
-            "This card realizes these entries of the source documents the site was built from:", ""]
-    out += [f"- `{markup.text(s)}`" for s in card.seeds]
-    if card.errata:
-        out += ["", '!!! info "Where this card differs from the seed"', ""]
-        out += [f"    - `{markup.text(e.seed)}`: {markup.prose_with_math(e.note)}" for e in card.errata]
+    out += render_common_mistakes(card)
     out += ["", render_topic_trail(topic, *neighbours)]
     return "\n".join(out) + "\n"
+
+
+def render_common_mistakes(card: Card) -> list[str]:
+    """What formula sheets, write-ups and library docs commonly get wrong about this formula, and
+    what is right instead. The reader never saw the documents the site was built from, so a
+    correction of one is told as a mistake, without naming the document (the About page does)."""
+    notes = [markup.prose_with_math(e.note) for e in card.errata]
+    for mistake in card.mistakes:
+        where = f" *(Found in {markup.prose_with_math(mistake.where)}.)*" if mistake.where else ""
+        notes.append(markup.prose_with_math(mistake.note) + where)
+    if not notes:
+        return []
+    return ["", '!!! warning "Common mistakes"', "", *(f"    - {note}" for note in notes)]
 
 
 def render_topic_trail(topic: Topic, previous: Card | None, following: Card | None) -> str:

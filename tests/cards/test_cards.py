@@ -63,6 +63,10 @@ def line_of(text: str, marker: str) -> int:
      "unknown key 'colour' in 'cheatsheet'; allowed: label, latex"),
     ({"errata": [{"seed": "handbook/1/Entropy", "note": "x", "colour": "red"}]}, "colour: red",
      "unknown key 'colour' in 'errata.0'; allowed: seed, note"),
+    ({"mistakes": [{"note": "x", "source": "a blog"}]}, "source: a blog",
+     "unknown key 'source' in 'mistakes.0'; allowed: note, where"),
+    ({"mistakes": [{"where": "a blog"}]}, "- where: a blog", "missing required key 'note'"),
+    ({"mistakes": []}, "mistakes: []", "'mistakes' must be a non-empty list"),
     # Links: each kind is checked against its own pattern.
     ({"sources": [{**SOURCE, "url": "ftp://example.org/paper.pdf"}]}, "url: ftp://",
      "'url: ftp://example.org/paper.pdf' is malformed (expected e.g. https://...)"),

@@ -19,6 +19,7 @@ from eqcards.pages.listings import (
     render_topic_list,
     seed_realizers,
 )
+from eqcards.pages.render import render_common_mistakes
 
 TOPICS = [Topic("second", "Second topic", "b", order=1, part="one"),
           Topic("first", "First topic", "a", order=0, part="one", handbook=(1,)),
@@ -93,6 +94,20 @@ def test_errata_page_lists_corrections(tmp_path: Path) -> None:
     assert "[Toy entropy](cards/fixed-card.md)" in page
     assert "`handbook/1/Entropy`: the seed used $\\log_2$" in page
     assert "zeta-card" not in page
+
+
+def test_a_card_shows_its_errata_and_mistakes_as_common_mistakes_without_naming_seeds(tmp_path: Path) -> None:
+    path = tmp_path / "fixed-card.md"
+    errata = [{"seed": "handbook/1/Entropy", "note": "uses $\\log_2$"}]
+    path.write_text(card_markdown(id="fixed-card", errata=errata,
+                                  mistakes=[{"note": "drops the minus", "where": "a popular blog post"},
+                                            {"note": "sums over $t$"}]))
+    block = render_common_mistakes(parse_card(path))
+    assert block[1] == '!!! warning "Common mistakes"'
+    assert block[3:] == ["    - uses $\\log_2$", "    - drops the minus *(Found in a popular blog post.)*",
+                         "    - sums over $t$"]
+    assert "handbook" not in "\n".join(block) and "seed" not in "\n".join(block).lower()
+    assert render_common_mistakes(cards(tmp_path)[0]) == []
 
 
 def test_stars_in_a_note_stay_stars_not_emphasis(tmp_path: Path) -> None:

@@ -136,9 +136,10 @@ def shared_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def built_site(shared_tmp: Path) -> Path:
-    """The real site, built once per test run from the real cards. Every snippet that is not
-    served from the cache runs twice and must give the same result (all of them on a fresh clone)."""
-    return build_once(shared_tmp, {"EQCARDS_CHECK_DETERMINISM": "1"})
+    """The real site, built once per test run from the real cards. Each snippet runs once here: the
+    portability tests run each twice more under other kernels and fail one whose result changes by
+    itself (tests/portability), so a third run here would check nothing new."""
+    return build_once(shared_tmp)
 
 
 @pytest.fixture

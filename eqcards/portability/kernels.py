@@ -22,10 +22,14 @@ from pathlib import Path
 from ..cards.load import load_cards, load_parts
 from ..cards.seeds import read_index
 from ..core.config import Settings
+from ..pages.examples import job as example_job
+from ..pages.examples import load_examples
 from ..pages.numbers import load_numbers
 from ..snippets.cache import ResultCache
+from ..snippets.determinism import ADVICE, first_difference
 from ..snippets.jobs import SnippetJob
 from ..snippets.runner import RunReport, run_snippets
+from ..snippets.worker import SKIP_FIGURES
 
 # numpy's runtime-dispatched SIMD targets above its x86-64-v2 baseline: disabling them runs the
 # loops (exp, log, sum ...) of a CPU without AVX2 or AVX-512.
@@ -40,6 +44,11 @@ class Kernel:
     description: str
     env: tuple[tuple[str, str | None], ...]
     needs: str = ""  # the x86 CPU flag (as /proc/cpuinfo names it; "pni" is SSE3) the kernel needs
+    family: str = ""  # the configurations that differ only in their thread count share one
+
+    @property
+    def threads(self) -> int:
+        return int(self.environment["OPENBLAS_NUM_THREADS"] or 1)
 
     @property
     def environment(self) -> dict[str, str | None]:
@@ -50,8 +59,12 @@ class Kernel:
         return hashlib.sha256(json.dumps(self.env).encode()).hexdigest()[:12]
 
 
-def _kernel(name: str, description: str, coretype: str | None, threads: int, *, old_numpy: bool = False,
-            needs: str = "") -> Kernel:
+# The variables that say how a kernel was chosen or what a run skips, not which kernel runs.
+NOT_THE_KERNEL = ("OPENBLAS_CORETYPE", SKIP_FIGURES)
+
+
+def _kernel(family: str, description: str, coretype: str | None, threads: int, *, old_numpy: bool = False,
+            needs: str = "", figures: bool = True) -> Kernel:
     env: list[tuple[str, str | None]] = [
         ("OPENBLAS_CORETYPE", coretype),
         # A forced L2 size belongs to the forced kernel: "the library's own choice" drops both.
@@ -60,25 +73,31 @@ def _kernel(name: str, description: str, coretype: str | None, threads: int, *, 
         ("OMP_NUM_THREADS", str(threads)),
         ("MKL_NUM_THREADS", str(threads)),
         ("NPY_DISABLE_CPU_FEATURES", NUMPY_ABOVE_BASELINE if old_numpy else None),
+        (SKIP_FIGURES, None if figures else "1"),
     ]
-    return Kernel(name, description, tuple(env), needs)
+    return Kernel(f"{family}-{threads}t", description, tuple(env), needs, family)
 
 
 # Every OpenBLAS core type the issue of record names, each at one thread and at two (a threaded
 # BLAS splits long reductions, so their sums round differently). Prescott goes with numpy's
-# baseline loops: together, a CPU of 2005. OpenBLAS builds without its oldest kernels run
+# baseline loops: together, a CPU of 2005. OpenBLAS builds without their oldest kernels run
 # Prescott's request on their generic SSE kernels (threadpoolctl then reports "Katmai").
+# SkylakeX runs skip rendering figures (no BLAS work, ~40% of a run): Prescott's runs render them,
+# and compare them between two runs, as does the library's own choice where it runs.
 KERNELS: tuple[Kernel, ...] = tuple(
-    _kernel(f"{key}-{threads}t", f"{text}, {threads} thread{'s' if threads > 1 else ''}", coretype, threads,
-            old_numpy=coretype == "Prescott", needs=needs)
-    for key, text, coretype, needs in (
+    _kernel(key, f"{text}, {threads} thread{'s' if threads > 1 else ''}", coretype, threads,
+            old_numpy=coretype == "Prescott", needs=needs, figures=figures)
+    for key, text, coretype, needs, figures in (
         ("prescott", "OpenBLAS Prescott (SSE3) kernels and numpy without AVX2/AVX-512 loops", "Prescott",
-         "pni"),
-        ("skylakex", "OpenBLAS SkylakeX (AVX-512) kernels", "SkylakeX", "avx512f"),
-        ("auto", "OpenBLAS's own choice for this CPU", None, ""),
+         "pni", True),
+        ("skylakex", "OpenBLAS SkylakeX (AVX-512) kernels", "SkylakeX", "avx512f", False),
+        ("auto", "OpenBLAS's own choice for this CPU", None, "", True),
     )
     for threads in (1, 2)
 )
+FAMILIES: dict[str, tuple[Kernel, ...]] = {
+    family: tuple(k for k in KERNELS if k.family == family)
+    for family in dict.fromkeys(k.family for k in KERNELS)}
 
 
 def unsupported(kernel: Kernel) -> str | None:
@@ -113,20 +132,23 @@ def blas_core(kernel: Kernel) -> str | None:
 def same_runs_as(kernel: Kernel) -> Kernel | None:
     """The named configuration that runs exactly what `kernel` runs, if any: where OpenBLAS's own
     choice for this CPU is one of the named kernels (SkylakeX on an AVX-512 machine), the two
-    configurations differ only in how the kernel was chosen, and one run stands for both."""
+    configurations differ only in how the kernel was chosen, and one run stands for both. (Whether
+    figures are rendered does not matter here: the Prescott runs render them.)"""
     if kernel.environment["OPENBLAS_CORETYPE"] is not None:
         return None
     core = blas_core(kernel)
     for other in KERNELS:
         env = other.environment
         if (env["OPENBLAS_CORETYPE"] == core and other.environment.keys() == kernel.environment.keys()
-                and all(env[k] == v for k, v in kernel.environment.items() if k != "OPENBLAS_CORETYPE")):
+                and all(env[k] == v for k, v in kernel.environment.items() if k not in NOT_THE_KERNEL)):
             return other
     return None
 
 
-def portable_jobs(settings: Settings) -> list[SnippetJob]:
-    """Every card's snippet and every numbers snippet (worked examples run card code already)."""
+def portable_jobs(settings: Settings, stage: Path) -> list[SnippetJob]:
+    """Every card's snippet, every numbers snippet and every worked example (each written, runnable,
+    to `stage`, a folder of these runs' own, so that a build running at the same time never reads a
+    half-written copy)."""
     parts = load_parts(settings.topics_file)
     topics = [t for part in parts for t in part.topics]
     cards = load_cards(settings.cards_dir, topics, read_index(settings.seed_index), settings.snippets_dir)
@@ -136,6 +158,7 @@ def portable_jobs(settings: Settings) -> list[SnippetJob]:
                                settings.snippets_dir)
         jobs += list({n.job_id: SnippetJob(n.job_id, settings.numbers_file, settings.snippets_dir / n.snippet)
                       for n in numbers if n.snippet}.values())
+    jobs += [example_job(e, stage) for e in load_examples(settings.examples_dir, {c.id for c in cards})]
     return jobs
 
 
@@ -148,12 +171,37 @@ def run_under(kernel: Kernel, jobs: list[SnippetJob], settings: Settings, cache_
               workers: int | None = None) -> RunReport:
     cache = cache_for(kernel, cache_root) if cache_root is not None else None
     # A two-thread BLAS in every one of N parallel snippets would ask for 2N cores: run fewer at once.
-    threads = int(kernel.environment["OPENBLAS_NUM_THREADS"] or 1)
-    return run_snippets(jobs, settings.snippets_dir, cache, workers or max(1, settings.workers // threads),
-                        environment=kernel.environment)
+    workers = workers or max(1, settings.workers // kernel.threads)
+    return run_snippets(jobs, settings.snippets_dir, cache, workers, environment=kernel.environment)
 
 
 def failures(kernel: Kernel, report: RunReport, root: Path) -> list[str]:
     """One error per failed snippet, naming the kernel, the card file and the snippet's line."""
     return [f"under {kernel.name} ({kernel.description}): {result.describe_failure(root)}"
             for result in sorted(report.failures, key=lambda r: r.job.card_id)]
+
+
+def unrepeatable(kernel: Kernel, first: RunReport, second: RunReport, settings: Settings,
+                 root: Path) -> list[str]:
+    """Snippets whose result changes by itself from one run to the next, one error each.
+
+    A card must show the same output on every build. `first` and `second` are two runs of the same
+    snippets (a family's one-thread and two-thread runs); where a snippet passed both and they differ,
+    a third run under `kernel`, never cached, tells the two causes apart: a thread count's rounding
+    repeats the run under the same configuration, a result that changes by itself does not."""
+    differing = [a.job for a in first.results.values()
+                 if a.ok and (b := second.results.get(a.job.card_id)) is not None and b.ok
+                 and first_difference(a, b) is not None]
+    if not differing:
+        return []
+    again = run_under(kernel, differing, settings, None)
+    problems = []
+    for job in differing:
+        before, after = first.results[job.card_id], again.results[job.card_id]
+        difference = (first_difference(before, after) if after.ok else
+                      f"it passed once and then failed: {after.error}")
+        if difference is not None:
+            where = job.card_path.relative_to(root) if job.card_path.is_relative_to(root) else job.card_path
+            problems.append(f"under {kernel.name}: {where}: snippet {job.snippet_path.name} is "
+                            f"non-deterministic: {difference}; {ADVICE}")
+    return problems

@@ -2,7 +2,9 @@
 
 A check whose tolerance holds for one CPU only fails here, naming the kernel, before it fails a
 reader's build on another machine. Each configuration runs every snippet from its own cache, never
-the build's, so a snippet the build served from its cache still runs under every kernel.
+the build's, so a snippet the build served from its cache still runs under every kernel. A kernel's
+one-thread and two-thread runs are also the suite's two runs of every snippet: a result that changes
+by itself between runs fails here (the test build runs each snippet once).
 """
 
 from __future__ import annotations
@@ -11,20 +13,23 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, job
+from conftest import GOOD_SNIPPET, ROOT, job
 
 from eqcards.core.config import Settings
 from eqcards.portability.kernels import (
+    FAMILIES,
     KERNELS,
+    NOT_THE_KERNEL,
     blas_core,
     cache_for,
     failures,
     portable_jobs,
     run_under,
     same_runs_as,
+    unrepeatable,
     unsupported,
 )
-from eqcards.snippets.runner import run_snippets
+from eqcards.snippets.runner import RunReport, run_snippets
 
 pytestmark = pytest.mark.portability
 
@@ -49,19 +54,60 @@ def probe(kernel, snippets: Path) -> dict:
     return json.loads(result.stdout.splitlines()[-1])
 
 
-@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.name)
-def test_every_snippet_passes_under(kernel) -> None:
-    if reason := unsupported(kernel):
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_snippet_passes_and_repeats_itself_under(family: str) -> None:
+    """Every card, numbers and worked-example snippet, under the kernel at one thread and at two:
+    each run passes, and where the two differ a third run shows whether the thread count or the
+    snippet itself changed the result."""
+    kernels = FAMILIES[family]
+    if reason := unsupported(kernels[0]):
         pytest.skip(reason)
-    if twin := same_runs_as(kernel):
+    if twin := same_runs_as(kernels[0]):
         # Not a gap: the other configuration's test runs every snippet under this very kernel.
-        pytest.skip(f"OpenBLAS's own choice on this CPU is {blas_core(kernel)}: {twin.name} runs the same")
+        pytest.skip(f"OpenBLAS's own choice on this CPU is {blas_core(kernels[0])}: "
+                    f"{twin.family} runs the same")
     settings = Settings.for_project(ROOT)
-    jobs = portable_jobs(settings)
-    assert len(jobs) > 300
-    report = run_under(kernel, jobs, settings, settings.cache_dir.parent / "portability")
-    assert report.results.keys() == {j.card_id for j in jobs}
-    assert not report.failures, "\n".join(failures(kernel, report, ROOT))
+    cache_root = settings.cache_dir.parent / "portability"
+    jobs = portable_jobs(settings, cache_root / "examples")
+    assert len(jobs) > 300 and sum(j.card_id.startswith("example:") for j in jobs) >= 5
+    problems, reports = [], []
+    for kernel in kernels:
+        report = run_under(kernel, jobs, settings, cache_root)
+        assert report.results.keys() == {j.card_id for j in jobs}
+        problems += failures(kernel, report, ROOT)
+        reports.append(report)
+    problems += unrepeatable(kernels[0], *reports, settings, ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_result_that_changes_by_itself_fails_and_a_thread_counts_rounding_does_not(snippets: Path) -> None:
+    """The probe prints its BLAS thread count, so its one- and two-thread runs differ but each repeats;
+    an unseeded generator's output differs on every run."""
+    settings = Settings.for_project(ROOT)
+    one, two = FAMILIES["prescott"]
+    unseeded = job(snippets, "unseeded", "import numpy as np\nfrom cardcheck import check_true\n"
+                   "check_true('ran', True)\nprint(np.random.default_rng().random())\n")
+    jobs = [job(snippets, "probe", PROBE), unseeded]
+    first, second = (run_under(k, jobs, settings, None, workers=1) for k in (one, two))
+    assert not first.failures and not second.failures
+    assert first.results["probe"].stdout != second.results["probe"].stdout
+    (problem,) = unrepeatable(one, first, second, settings, ROOT)
+    assert problem.startswith("under prescott-1t: ")
+    assert "unseeded.py is non-deterministic: output line 2" in problem
+    assert "np.random.default_rng(0)" in problem
+    same = RunReport(dict(first.results))
+    assert unrepeatable(one, first, same, settings, ROOT) == []
+
+
+def test_one_family_renders_figures_and_the_others_may_skip_them(snippets: Path) -> None:
+    """Rendering SVG is no BLAS work; the Prescott runs render (and compare) every figure."""
+    settings = Settings.for_project(ROOT)
+    drawn = job(snippets, "drawn", GOOD_SNIPPET)
+    figures = {k.name: run_under(k, [drawn], settings, None, workers=1).results["drawn"].figures
+               for k in (FAMILIES["prescott"][0], FAMILIES["skylakex"][0])}
+    assert len(figures["prescott-1t"]) == 1 and figures["prescott-1t"][0].lstrip().startswith("<")
+    assert figures["skylakex-1t"] == []
+    assert all(k.environment["EQCARDS_SKIP_FIGURES"] is None for k in FAMILIES["prescott"])
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.name)
@@ -115,6 +161,7 @@ def test_the_configurations_cover_both_named_kernels_the_default_and_two_thread_
     threads = {k.environment["OPENBLAS_NUM_THREADS"] for k in KERNELS}
     assert cores == {"Prescott", "SkylakeX", None} and threads == {"1", "2"}
     assert len(KERNELS) == len(cores) * len(threads)
+    assert all({k.threads for k in family} == {1, 2} for family in FAMILIES.values())
 
 
 def test_a_configuration_stands_for_another_only_when_it_runs_the_same_kernel() -> None:
@@ -124,7 +171,7 @@ def test_a_configuration_stands_for_another_only_when_it_runs_the_same_kernel() 
             continue
         assert kernel.environment["OPENBLAS_CORETYPE"] is None
         assert blas_core(kernel) == blas_core(twin) == twin.environment["OPENBLAS_CORETYPE"]
-        assert {k: v for k, v in kernel.environment.items() if k != "OPENBLAS_CORETYPE"} == \
-            {k: v for k, v in twin.environment.items() if k != "OPENBLAS_CORETYPE"}
+        assert {k: v for k, v in kernel.environment.items() if k not in NOT_THE_KERNEL} == \
+            {k: v for k, v in twin.environment.items() if k not in NOT_THE_KERNEL}
     named = [k for k in KERNELS if k.environment["OPENBLAS_CORETYPE"] is not None]
     assert all(same_runs_as(k) is None for k in named)

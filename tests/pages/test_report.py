@@ -20,7 +20,9 @@ LINK_TEXT = "Report a problem with this card"
 
 
 @pytest.fixture(scope="module")
-def site() -> CardSite:
+def site(built_site: Path) -> CardSite:
+    """The real cards, loaded once the test run's build has typeset their formulas: loading them
+    beside a cold build typesets every formula twice at once."""
     return CardSite.load(Settings.for_project(ROOT))
 
 

@@ -66,7 +66,7 @@ def test_other_senses_of_the_words_are_not_taken_for_a_document(text: str) -> No
 
 
 def reader_texts() -> Iterator[tuple[str, str]]:
-    """(where, text) for each card's errata notes, common-mistake notes and body."""
+    """(where, text) for each card's errata notes, common-mistake notes, symbol meanings and body."""
     for path in sorted((ROOT / "docs" / "cards").glob("*.md")):
         card = parse_card(path)
         for i, erratum in enumerate(card.errata):
@@ -74,6 +74,8 @@ def reader_texts() -> Iterator[tuple[str, str]]:
         for i, mistake in enumerate(card.mistakes):
             yield f"{path.name}: mistakes[{i}].note", mistake.note
             yield f"{path.name}: mistakes[{i}].where", mistake.where or ""
+        for i, symbol in enumerate(card.symbols):
+            yield f"{path.name}: symbols[{i}].meaning", symbol.meaning
         yield f"{path.name}: body", card.body
 
 

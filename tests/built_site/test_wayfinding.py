@@ -143,7 +143,7 @@ def test_provenance_is_on_about_only_and_errata_are_the_sites_own(visit: Visit, 
 
 class _Text(HTMLParser):
     """The text of a page outside scripts, styles, code and formulas."""
-    SKIP = {"script", "style", "code", "pre", "svg", "title"}
+    SKIP = frozenset({"script", "style", "code", "pre", "svg", "title"})
 
     def __init__(self) -> None:
         super().__init__()

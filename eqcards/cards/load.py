@@ -123,7 +123,7 @@ def _optional(c: FieldChecker, mapping: dict, at: tuple[str | int, ...], key: st
 
 def load_parts(path: Path) -> list[Part]:
     """Read the parts and their topics; their order in the file is the order on the site."""
-    data, c = yaml_list(path, "parts {part, title, description, topics: [{id, title, description}]}")
+    data, c = yaml_list(path, "parts {part, title, description, topics: [{id, title, description, cards}]}")
     parts: list[Part] = []
     seen: set[str] = set()
     order = 0
@@ -149,11 +149,23 @@ def load_parts(path: Path) -> list[Part]:
                              f"numbers, e.g. [3], got {sections!r}")
             topics.append(Topic(topic_id, c.text(t["title"], (*at, "title")),
                                 c.text(t["description"], (*at, "description")), order=order,
-                                part=part_id, handbook=tuple(sections)))
+                                part=part_id, handbook=tuple(sections),
+                                reading_order=_reading_order(t, at, c)))
             order += 1
         parts.append(Part(part_id, c.text(p["title"], (i, "title")),
                           c.text(p["description"], (i, "description")), tuple(topics)))
     return parts
+
+
+def _reading_order(topic: dict, at: tuple[str | int, ...], c: FieldChecker) -> tuple[tuple[str, int], ...]:
+    """A topic's `cards` list: its card ids in reading order, each with its line."""
+    ids = [check_id(card_id, (*at, "cards", k), c)
+           for k, card_id in enumerate(c.text_list(topic.get("cards"), (*at, "cards")))]
+    for k, card_id in enumerate(ids):
+        if card_id in ids[:k]:
+            raise c.fail((*at, "cards", k), f"card '{card_id}' is listed twice in the reading order "
+                         f"of topic '{topic['id']}': keep one")
+    return tuple((card_id, c.lines.get((*at, "cards", k), 0)) for k, card_id in enumerate(ids))
 
 
 def load_topics(path: Path) -> list[Topic]:

@@ -71,6 +71,9 @@ class Topic:
     order: int
     part: str = ""  # the id of the part the topic belongs to
     handbook: tuple[int, ...] = ()  # the seed handbook's sections this topic covers
+    # The declared reading order: card ids, prerequisites first, each with its line in topics.yml
+    # (eqcards.cards.reading_order places and checks them).
+    reading_order: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,7 @@ RELEASE_KEYS = {"version": True, "date": True, "summary": True}
 # Semantic versions, MAJOR.MINOR.PATCH, as releases are numbered (https://semver.org).
 VERSION_PATTERN = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$"
 
-TOPIC_KEYS = {"id": True, "title": True, "description": True, "handbook": False}
+TOPIC_KEYS = {"id": True, "title": True, "description": True, "handbook": False, "cards": False}
 PART_KEYS = {"part": True, "title": True, "description": True, "topics": True}
 
 FIELDS_BY_NAME = {f.name: f for f in CARD_FIELDS}

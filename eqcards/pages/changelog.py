@@ -1,4 +1,4 @@
-"""Pages of the card history: the changelog by release, a card's own history, the errata's list of changes."""
+"""Pages of the card history: the changelog by release, a card's own history, the site's errata."""
 
 from __future__ import annotations
 
@@ -128,16 +128,19 @@ def anchor(release: Release) -> str:
     return "release-" + release.version.replace(".", "-")
 
 
-def render_history_changes(cards: list[Card]) -> list[str]:
-    """For the errata page: every change recorded in a card's history, newest first."""
+def render_errata(cards: list[Card]) -> str:
+    """The site's own errata: every change recorded in a card's history (a correction or other change
+    to its equation, symbols or sources after its first release), newest first."""
     entries = sorted(((h, c) for c in cards for h in c.history),
                      key=lambda item: (item[0].date, version_key(item[0].release), item[1].id), reverse=True)
-    out = ["## Changes to cards", "",
-           "Corrections and other changes made to a card's equation, symbols or sources after it was "
-           "first released, newest first, from the cards' histories (the [changelog](changelog.md) "
-           "lists them by release).", ""]
+    out = ["---", "title: Errata", "---", "", "# Errata", "",
+           "Corrections and other changes this site made to its own cards after publishing them: to a "
+           "card's equation, the meaning of a symbol or a source, newest first, each with its reason. "
+           "The [changelog](changelog.md) lists them by release, and each card's History section lists "
+           "its own. What other write-ups commonly get wrong about a formula is on its card, under "
+           "*Common mistakes*.", ""]
     if not entries:
-        return [*out, "No card has changed since it was released.", ""]
+        return "\n".join([*out, "No card has changed since it was released.", ""])
     out += [f"- {entry.date}, release {entry.release}: {_link(card.id, card.title, '')}: "
             f"{markup.prose_with_math(entry.note)}" for entry, card in entries]
-    return [*out, ""]
+    return "\n".join([*out, ""])

@@ -111,7 +111,7 @@ def render_numbers_page(entries: list[NumberEntry], results: dict[str, SnippetRe
             status = "Computed and checked" if result.ok else "Check failed"
             out += ["", f'??? success "{status} by snippets/{e.snippet}"', "", "    ```text",
                     *[f"    {line}" for line in result.stdout.rstrip().splitlines()], "    ```"]
-        out += ["", f"Seed entry: `{markup.text(e.seed)}`", ""]
+        out.append("")  # which entry of the source documents a number realizes: the coverage table
     return "\n".join(out)
 
 

@@ -138,7 +138,7 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
            f'<p class="eqc-summary" markdown>{markup.prose_with_math(card.summary)}</p>', "",
            '<div class="eqc-equation" id="equation" markdown>', "",
            markup.display_math(card.equation), "", "</div>", ""]
-    meta = [f"**Topic:** [{markup.text(topic.title)}](../topics/{topic.id}.md)"]
+    meta = []  # the topic is in the breadcrumb above the title (eqcards/pages/breadcrumbs.py)
     if card.aliases:
         meta.append("**Also known as:** " + ", ".join(f"`{a}`" if "`" not in a else markup.text(a)
                                                       for a in card.aliases))
@@ -146,7 +146,8 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     # formula is what the first screen shows.
     out += ["## Symbols", "", "| Symbol | Meaning |", "|---|---|"]
     out += [f"| {markup.inline_math(s.symbol)} | {markup.cell(s.meaning)} |" for s in card.symbols]
-    out += ["", '<div class="eqc-meta" markdown>', "", " · ".join(meta), "", "</div>", ""]
+    if meta:
+        out += ["", '<div class="eqc-meta" markdown>', "", " · ".join(meta), "", "</div>", ""]
     out += ["", card.body.strip(), "", render_verification(card, result, snippet_source, repo_url, mutation)]
     out += ["## Sources", ""]
     out += [f"{i}. {render_source(s)}" for i, s in enumerate(card.sources, start=1)]
@@ -183,13 +184,18 @@ def render_common_mistakes(card: Card) -> list[str]:
 
 
 def render_topic_trail(topic: Topic, previous: Card | None, following: Card | None) -> str:
-    """Previous and next card within the topic, and the topic itself."""
-    parts = []
-    if previous:
-        parts.append(f'<a class="eqc-prev" rel="prev" href="../{previous.id}/">&larr; '
-                     f"{markup.scripts_html(previous.title)}</a>")
-    parts.append(f'<a class="eqc-up" href="../../topics/{topic.id}/">{markup.text(topic.title)}</a>')
+    """Previous and next card in the topic's reading order, and the topic itself. Each link says
+    where it leads ("Previous", "Next", "Topic") above its title; a title too long for its column
+    wraps between words (navigation.css), and its full text is also the link's tooltip."""
+    def link(card: Card, css: str, rel: str, label: str) -> str:
+        tooltip = markup.text(markup.plain(card.title))
+        return (f'<a class="{css}" rel="{rel}" href="../{card.id}/" title="{tooltip}">'
+                f'<span class="eqc-trail-label">{label}</span>'
+                f'<span class="eqc-trail-title">{markup.scripts_html(card.title)}</span></a>')
+    parts = [link(previous, "eqc-prev", "prev", "&larr; Previous")] if previous else []
+    parts.append(f'<a class="eqc-up" href="../../topics/{topic.id}/">'
+                 f'<span class="eqc-trail-label">Topic</span>'
+                 f'<span class="eqc-trail-title">{markup.text(topic.title)}</span></a>')
     if following:
-        parts.append(f'<a class="eqc-next" rel="next" href="../{following.id}/">'
-                     f"{markup.scripts_html(following.title)} &rarr;</a>")
+        parts.append(link(following, "eqc-next", "next", "Next &rarr;"))
     return '<nav class="eqc-topic-trail" aria-label="Cards in this topic">' + " ".join(parts) + "</nav>"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..cards.load import load_cards, load_parts
 from ..cards.model import Card, Part, Topic
+from ..cards.reading_order import in_reading_order, reading_order_problems
 from ..cards.releases import CardRecord, ReleaseBook, load_releases, release_problems
 from ..cards.seeds import read_index, read_keys
 from ..core.config import Settings
@@ -19,24 +20,26 @@ from ..snippets.notebook import helper_sources, snippet_notebook
 from ..snippets.runner import RunReport, run_snippets
 from ..typeset.latex import check_latex, page_formulas
 from ..typeset.mathsvg import MathRenderer, prerender, typeset_html
-from .changelog import render_card_history, render_changelog
+from .breadcrumbs import card_breadcrumb
+from .card_index import render_card_index
+from .changelog import render_card_history, render_changelog, render_errata
 from .cheatsheet import render_cheatsheet, render_part_cheatsheet, render_topic_cheatsheet
 from .citation import Edition, highwire_meta, redirect_page, render_cite_box
 from .example_site import ExampleSet
 from .export import cards_json
 from .listings import (
-    Realizers,
-    render_coverage,
-    render_errata,
     render_glossary,
     render_home,
     render_part_page,
+    render_parts_index,
     render_topic_page,
-    seed_realizers,
+    render_topics_index,
 )
 from .numbers import NumberEntry, load_numbers, render_numbers_page, render_numbers_section
+from .provenance import Realizers, render_about, render_corrections, render_coverage, seed_realizers
 from .render import figure_uri, render_card
 from .search import rewrite_index
+from .tags import render_tag_page, render_tags_index, tag_links, tagged_cards
 
 
 @dataclass
@@ -64,6 +67,8 @@ class CardSite:
         topics = [t for part in parts for t in part.topics]
         seeds = read_index(settings.seed_index)
         cards = load_cards(settings.cards_dir, topics, seeds, settings.snippets_dir)
+        if errors := reading_order_problems(topics, cards, settings.topics_file):
+            raise CardErrors(errors)
         releases = load_releases(settings.releases_file)
         if errors := release_problems(releases, cards, settings.root / "CITATION.cff"):
             raise CardErrors(errors)
@@ -88,6 +93,9 @@ class CardSite:
     def topic(self, topic_id: str) -> Topic:
         return next(t for t in self.topics if t.id == topic_id)
 
+    def part(self, topic: Topic) -> Part:
+        return next(p for p in self.parts if p.id == topic.part)
+
     def jobs(self) -> list[SnippetJob]:
         """Every snippet the site runs: one per card, one per numbers snippet."""
         jobs = [SnippetJob(c.id, c.path, self.settings.snippets_dir / c.snippet, c.timeout)
@@ -107,9 +115,11 @@ class CardSite:
         return self.report
 
     def nav(self) -> list:
-        """MkDocs-style nav: home, cheatsheet, numbers, each part with its topic pages, symbols,
-        coverage, errata. A part's own page is its section's index (theme feature
-        navigation.indexes); parts and topics without cards are left out.
+        """MkDocs-style nav: home, cheatsheet, numbers, each part with its topic pages, worked
+        examples, the A–Z card index, symbols, tags, errata, changelog, about. A part's own page is
+        its section's index (theme feature navigation.indexes); parts and topics without cards are
+        left out. The /parts/ and /topics/ indexes, the tag pages and the pages About links to
+        (coverage, corrections) are reached from pages, not from the nav.
 
         Cards are reached from their topic page and link to their neighbours themselves: the
         theme renders the whole nav into every page, so listing every card there would make
@@ -123,21 +133,31 @@ class CardSite:
             if topics:
                 nav.append({part.title: [f"parts/{part.id}/index.md", *topics]})
         nav += self.examples.nav() if self.examples else []
-        nav += [{"Symbols": "symbols.md"}, {"Coverage": "coverage.md"}, {"Errata": "errata.md"},
-                {"Changelog": "changelog.md"}]
+        nav += [{"All cards A–Z": "cards/index.md"}, {"Symbols": "symbols.md"}, {"Tags": "tags/index.md"},
+                {"Errata": "errata.md"}, {"Changelog": "changelog.md"}, {"About this site": "about/index.md"}]
         return nav
 
     def topic_members(self, topic_id: str) -> list[Card]:
-        """A topic's cards in reading order (by title), as on its index page."""
-        return sorted((c for c in self.cards if c.topic == topic_id), key=lambda c: c.title.casefold())
+        """A topic's cards in reading order, as on its page (eqcards.cards.reading_order)."""
+        return in_reading_order(self.topic(topic_id), self.cards)
 
     def generated_pages(self) -> dict[str, str]:
         """Markdown pages that exist only in the build, by their path under docs/."""
         numbers = render_numbers_section(self.numbers) if self.numbers else ""
+        tags = tagged_cards(self.cards)
         pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.parts, extra_sections=numbers),
                  "errata.md": render_errata(self.cards), "symbols.md": render_glossary(self.cards),
                  "changelog.md": render_changelog(self.releases, self.cards),
+                 "cards/index.md": render_card_index(self.cards),
+                 "topics/index.md": render_topics_index(self.cards, self.parts),
+                 "parts/index.md": render_parts_index(self.cards, self.parts),
+                 "tags/index.md": render_tags_index(tags),
+                 "about/index.md": render_about(self.cards, self.realizers(), self.seed_keys(),
+                                                has_numbers=bool(self.numbers)),
+                 "about/corrections.md": render_corrections(self.cards),
                  "coverage.md": render_coverage(self.realizers(), self.seed_keys(), self.topics)}
+        pages.update({f"tags/{slug}.md": render_tag_page(name, members)
+                      for slug, (name, members) in tags.items()})
         if self.numbers:
             pages["numbers.md"] = render_numbers_page(
                 self.numbers, self.report.results if self.report else {},
@@ -151,7 +171,7 @@ class CardSite:
                 pages[f"cheatsheet/{part.id}.md"] = render_part_cheatsheet(part, self.cards)
         for topic in self.topics:
             if any(c.topic == topic.id for c in self.cards):  # as in nav(): no empty topic pages
-                pages[f"topics/{topic.id}.md"] = render_topic_page(topic, self.cards)
+                pages[f"topics/{topic.id}.md"] = render_topic_page(topic, self.part(topic), self.cards)
                 pages[f"cheatsheet/{topic.id}.md"] = render_topic_cheatsheet(topic, self.cards)
         return pages
 
@@ -187,10 +207,16 @@ class CardSite:
         neighbours = (members[at - 1] if at > 0 else None,
                       members[at + 1] if at + 1 < len(members) else None)
         examples = self.examples.used_in().get(card.id, []) if self.examples else []
-        return render_card(card, self.topic(card.topic), self._by_id, result, source, backlinks, cite,
+        topic = self.topic(card.topic)
+        page = render_card(card, topic, self._by_id, result, source, backlinks, cite,
                            neighbours, repo_url=self.repo_url, mutation=self.mutation_scores()[card.id],
                            examples=[(e.title, e.slug) for e in examples],
                            history=render_card_history(card, record) if record else [])
+        return card_breadcrumb(card, topic, self.part(topic)) + "\n\n" + page
+
+    def tag_links(self, card_id: str) -> list[tuple[str, str]]:
+        """A card's tags with their pages' site-relative URLs, for the theme's tag list."""
+        return tag_links(self.card(card_id))
 
     def record(self, card: Card) -> CardRecord | None:
         """The card across the site's releases; None when the site has none."""
@@ -231,7 +257,6 @@ class CardSite:
 
     def home_page(self, template: str) -> str:
         return render_home(template, self.cards, self.parts, has_numbers=bool(self.numbers),
-                           seed_keys=self.seed_keys(), realizers=self.realizers(),
                            release=self.releases.current)
 
     def realizers(self) -> Realizers:

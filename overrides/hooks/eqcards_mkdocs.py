@@ -94,6 +94,7 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     page.meta["title"] = html.escape(markup.plain(card.title), quote=True)
     page.meta["description"] = html.escape(markup.plain(card.summary), quote=True)
     page.meta["citation"] = _site.citation_meta(card_id)
+    page.meta["tag_links"] = _site.tag_links(card_id)  # shown by overrides/partials/tags.html
     return _site.card_page(card_id)
 
 

@@ -14,6 +14,7 @@ import pytest
 from conftest import GOOD_SNIPPET, MKDOCS, ROOT, Project
 
 from eqcards.cards.load import load_cards, load_topics
+from eqcards.cards.reading_order import in_reading_order
 from eqcards.cards.seeds import read_index
 
 pytestmark = pytest.mark.build
@@ -179,11 +180,9 @@ def test_non_deterministic_snippet_fails_the_build_when_checked(project: Project
 
 
 def test_cards_link_their_topic_neighbours(built_site: Path) -> None:
-    by_topic: dict[str, list] = {}
-    for card in CARDS:
-        by_topic.setdefault(card.topic, []).append(card)
-    for members in by_topic.values():
-        members.sort(key=lambda c: c.title.casefold())
+    """Previous and next follow the topic's declared reading order (docs/topics.yml)."""
+    for topic in load_topics(ROOT / "docs" / "topics.yml"):
+        members = in_reading_order(topic, CARDS)
         for i, card in enumerate(members):
             html = (built_site / "cards" / card.id / "index.html").read_text()
             trail = html.split('class="eqc-topic-trail"')[1].split("</nav>")[0]

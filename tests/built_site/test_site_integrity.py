@@ -222,13 +222,13 @@ def test_symbols_page_lists_every_symbol_of_every_card_with_its_meaning_and_link
     assert sum(len(uses) for uses in rows.values()) == sum(len(c.symbols) for c in cards)
 
 
-def test_errata_page_lists_every_correction_under_its_card(built_site: Path, cards: list) -> None:
-    page = (built_site / "errata" / "index.html").read_text(encoding="utf-8")
-    article = page[page.index("<h1"):page.index("</article>")]
-    corrections = article[article.index('id="corrections-to-the-seed-documents"'):]
+def test_corrections_page_lists_every_correction_under_its_card(built_site: Path, cards: list) -> None:
+    """Under About: where the cards correct the documents the site grew from."""
+    page = (built_site / "about" / "corrections" / "index.html").read_text(encoding="utf-8")
+    corrections = page[page.index("<h1"):page.index("</article>")]
     listed: dict[str, list[tuple[str, str]]] = {}
-    for section in re.split(r"(?=<h3 )", corrections)[1:]:
-        found = re.search(r'<h3 [^>]*><a href="\.\./cards/([^/"]+)/">', section)
+    for section in re.split(r"(?=<h2 )", corrections)[1:]:
+        found = re.search(r'<h2 [^>]*><a href="\.\./\.\./cards/([^/"]+)/">', section)
         assert found, section[:200]
         listed[found.group(1)] = [
             (html.unescape(seed), unscripted(page_text(note)))

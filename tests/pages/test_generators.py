@@ -1,4 +1,5 @@
-"""Generated pages from metadata alone: cheatsheet, topic pages, errata, cards.json, safe markup."""
+"""Generated pages from metadata alone: cheatsheet, topic and part pages, indexes, tags, About, errata,
+cards.json, safe markup."""
 
 from __future__ import annotations
 
@@ -9,20 +10,19 @@ from conftest import card_markdown
 
 from eqcards.cards.load import parse_card
 from eqcards.cards.model import Part, Topic
+from eqcards.pages.card_index import letter, render_card_index, sort_key
+from eqcards.pages.changelog import render_errata
 from eqcards.pages.cheatsheet import render_cheatsheet
 from eqcards.pages.export import cards_json
-from eqcards.pages.listings import (
-    render_coverage,
-    render_coverage_summary,
-    render_errata,
-    render_part_page,
-    render_topic_list,
-    seed_realizers,
-)
+from eqcards.pages.listings import render_part_page, render_topic_list, render_topic_page
+from eqcards.pages.provenance import render_about, render_corrections, render_coverage, seed_realizers
 from eqcards.pages.render import render_common_mistakes
+from eqcards.pages.tags import render_tag_page, tag_links, tag_slug, tagged_cards
 
 TOPICS = [Topic("second", "Second topic", "b", order=1, part="one"),
-          Topic("first", "First topic", "a", order=0, part="one", handbook=(1,)),
+          # Reading order: zeta before alpha (alpha-card is not listed: it comes after, by title).
+          Topic("first", "First topic", "a", order=0, part="one", handbook=(1,),
+                reading_order=(("zeta-card", 10),)),
           Topic("empty", "Empty topic", "c", order=2, part="two")]
 PARTS = [Part("one", "Part one", "The first part.", (TOPICS[1], TOPICS[0])),
          Part("two", "Part two", "Nothing yet.", (TOPICS[2],))]
@@ -71,6 +71,37 @@ def test_part_page_lists_its_topics_with_counts_and_descriptions(tmp_path: Path)
     assert "## [First topic](../../topics/first.md)" in page and "2 cards. a" in page
     assert "1 card. b" in page
     assert page.index("First topic") < page.index("Second topic")
+    # Each topic's cards in its reading order, declared (zeta) before undeclared (alpha).
+    assert page.index("(../../cards/zeta-card.md)") < page.index("(../../cards/alpha-card.md)")
+
+
+def test_topic_page_follows_the_reading_order_under_a_breadcrumb(tmp_path: Path) -> None:
+    page = render_topic_page(TOPICS[1], PARTS[0], cards(tmp_path))
+    assert ('<nav class="eqc-breadcrumb" aria-label="Breadcrumb"><ol><li><a href="../../parts/one/">'
+            'Part one</a></li><li aria-current="page">First topic</li></ol></nav>') in page
+    assert page.index("(../cards/zeta-card.md)") < page.index("(../cards/alpha-card.md)")
+    assert "beta-card" not in page and "2 cards, in reading order" in page
+
+
+def test_card_index_files_titles_by_letter_with_greek_spelled_out(tmp_path: Path) -> None:
+    assert sort_key("λ-return") == "lamda-return" and letter("λ-return") == "L"
+    assert letter("Élan") == "E" and letter("pass@k") == "P" and letter("2-norm") == "#"
+    page = render_card_index(cards(tmp_path))
+    bar = next(line for line in page.splitlines() if line.startswith('<nav class="eqc-letters"'))
+    assert bar == '<nav class="eqc-letters" aria-label="Letters"><a href="#t">T</a></nav>'
+    assert "## T { #t }" in page and page.count("<li markdown>") == 3
+    assert '<span class="eqc-az-summary">Average surprise of a distribution.</span>' in page
+
+
+def test_tags_have_pages_and_links(tmp_path: Path) -> None:
+    assert tag_slug("Reinforcement Learning") == "reinforcement-learning"
+    assert tag_slug("KL / divergence") == "kl-divergence"
+    tags = tagged_cards(cards(tmp_path))  # the toy cards share their title: then by id
+    assert list(tags) == ["entropy"]
+    assert [c.id for c in tags["entropy"][1]] == ["alpha-card", "beta-card", "zeta-card"]
+    assert tag_links(cards(tmp_path)[0]) == [("entropy", "tags/entropy/")]
+    page = render_tag_page("entropy", tags["entropy"][1])
+    assert "# Tag: entropy" in page and page.count("](../cards/") == 3
 
 
 def test_coverage_lists_every_seed_entry_with_its_card_or_not_yet(tmp_path: Path) -> None:
@@ -82,18 +113,34 @@ def test_coverage_lists_every_seed_entry_with_its_card_or_not_yet(tmp_path: Path
     entropy = next(line for line in page.splitlines() if line.startswith("| Entropy |"))
     assert "(cards/alpha-card.md)" in entropy and "(cards/zeta-card.md)" in entropy
     assert "| Perplexity | *not yet* |" in page and "| Dropout | *not yet* |" in page
-    summary = render_coverage_summary(cards(tmp_path), found, SEED_KEYS, has_numbers=False)
-    assert "**1 of the 3** entries of the seed handbook" in summary and "numbers" not in summary
+    about = render_about(cards(tmp_path), found, SEED_KEYS, has_numbers=False)
+    assert "- **Handbook**: 1 of its 3 entries are realized by a card." in about
+    assert "- **Cheatsheet**: 0 of its 1 rows are realized." in about and "numbers" not in about
+    assert "[coverage table](../coverage.md)" in about and "[the corrections](corrections.md)" in about
 
 
-def test_errata_page_lists_corrections(tmp_path: Path) -> None:
+def test_corrections_to_the_seed_documents_are_listed_under_about(tmp_path: Path) -> None:
     path = tmp_path / "fixed-card.md"
     path.write_text(card_markdown(id="fixed-card", errata=[{"seed": "handbook/1/Entropy",
                                                            "note": "the seed used $\\log_2$"}]))
-    page = render_errata([parse_card(path), *cards(tmp_path)])
-    assert "[Toy entropy](cards/fixed-card.md)" in page
+    page = render_corrections([parse_card(path), *cards(tmp_path)])
+    assert "## [Toy entropy](../cards/fixed-card.md)" in page
     assert "`handbook/1/Entropy`: the seed used $\\log_2$" in page
     assert "zeta-card" not in page
+    # The site's own errata are its cards' history, not these corrections.
+    assert "fixed-card" not in render_errata([parse_card(path)])
+
+
+def test_errata_page_lists_the_sites_own_changes_newest_first(tmp_path: Path) -> None:
+    path = tmp_path / "changed-card.md"
+    history = [{"release": "1.1.0", "date": "2026-12-04", "note": "Natural log, as in the source."},
+               {"release": "1.2.0", "date": "2027-01-10", "note": "Sum over $t$."}]
+    path.write_text(card_markdown(id="changed-card", history=history))
+    page = render_errata([parse_card(path), *cards(tmp_path)])
+    assert page.index("- 2027-01-10, release 1.2.0: [Toy entropy](cards/changed-card.md): Sum over $t$.") \
+        < page.index("- 2026-12-04, release 1.1.0: [Toy entropy](cards/changed-card.md): Natural log")
+    assert "seed" not in page.lower()
+    assert "No card has changed since it was released." in render_errata(cards(tmp_path))
 
 
 def test_a_card_shows_its_errata_and_mistakes_as_common_mistakes_without_naming_seeds(tmp_path: Path) -> None:
@@ -115,7 +162,7 @@ def test_stars_in_a_note_stay_stars_not_emphasis(tmp_path: Path) -> None:
     path = tmp_path / "starred.md"
     path.write_text(card_markdown(id="starred", errata=[{"seed": "handbook/1/Entropy",
                                                         "note": "at λ* exact; below λ* with $x^*$"}]))
-    page = render_errata([parse_card(path)])
+    page = render_corrections([parse_card(path)])
     assert "at λ\\* exact; below λ\\* with $x^*$" in page
 
 

@@ -13,7 +13,7 @@ from eqcards.cards.load import parse_card
 from eqcards.cards.model import Card
 from eqcards.cards.releases import Release, ReleaseBook, load_releases, snapshot_json
 from eqcards.core.errors import CardError, CardErrors
-from eqcards.pages.changelog import render_card_history, render_changelog, render_history_changes
+from eqcards.pages.changelog import render_card_history, render_changelog, render_errata
 from eqcards.pages.citation import Edition, bibtex, highwire_meta, plain_citation
 from eqcards.pages.listings import render_home
 
@@ -258,16 +258,16 @@ def test_the_errata_page_lists_every_recorded_change_newest_first(tmp_path: Path
                                 {"release": "1.2.0", "date": "2026-12-20", "note": "Second fix."}])
     b = card(tmp_path, id="toy-b", snippet="toy-b.py", title="Other",
              history=[{"release": "1.1.0", "date": "2026-12-10", "note": "Fix of $x$."}])
-    lines = render_history_changes([a, b])
+    lines = render_errata([a, b]).splitlines()
     listed = [line for line in lines if line.startswith("- ")]
     assert listed == ["- 2026-12-20, release 1.2.0: [Toy entropy](cards/toy-entropy.md): Second fix.",
                       "- 2026-12-10, release 1.1.0: [Other](cards/toy-b.md): Fix of $x$.",
                       "- 2026-12-04, release 1.1.0: [Toy entropy](cards/toy-entropy.md): First fix."]
-    assert "No card has changed since it was released." in render_history_changes([card(tmp_path)])
+    assert "No card has changed since it was released." in render_errata([card(tmp_path)])
 
 
 def test_the_home_page_names_the_release_when_there_is_one() -> None:
     template = "# Home\n\n<!-- eqcards:release -->\n"
     assert "This is **release 1.1.0** of 2026-12-05; the [changelog](changelog.md)" in \
-        render_home(template, [], [], has_numbers=False, seed_keys=[], realizers={}, release=R2)
-    assert "release" not in render_home(template, [], [], has_numbers=False, seed_keys=[], realizers={})
+        render_home(template, [], [], has_numbers=False, release=R2)
+    assert "release" not in render_home(template, [], [], has_numbers=False)

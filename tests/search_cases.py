@@ -288,6 +288,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("centralized critic", "maddpg-critic"),
     ("reward shaping", "potential-based-reward-shaping"),
     ("PBRS", "potential-based-reward-shaping"),
+    # issue #30, training objectives (cards-rl batch): each card by its abbreviation and its source's title
+    ("k3 estimator", "kl-estimators-k1-k2-k3"),
+    ("approximating KL divergence", "kl-estimators-k1-k2-k3"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

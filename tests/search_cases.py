@@ -291,6 +291,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # issue #30, training objectives (cards-rl batch): each card by its abbreviation and its source's title
     ("k3 estimator", "kl-estimators-k1-k2-k3"),
     ("approximating KL divergence", "kl-estimators-k1-k2-k3"),
+    ("GSPO", "gspo"),
+    ("group sequence policy optimization", "gspo"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -293,6 +293,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("approximating KL divergence", "kl-estimators-k1-k2-k3"),
     ("GSPO", "gspo"),
     ("group sequence policy optimization", "gspo"),
+    ("DAPO", "dapo"),
+    ("decoupled clip and dynamic sampling", "dapo"),
+    ("overlong reward shaping", "dapo"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -296,6 +296,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("DAPO", "dapo"),
     ("decoupled clip and dynamic sampling", "dapo"),
     ("overlong reward shaping", "dapo"),
+    ("Dr. GRPO", "dr-grpo"),
+    ("understanding R1-Zero-like training", "dr-grpo"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -298,6 +298,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("overlong reward shaping", "dapo"),
     ("Dr. GRPO", "dr-grpo"),
     ("understanding R1-Zero-like training", "dr-grpo"),
+    ("REINFORCE++", "reinforce-plus-plus"),
+    ("global advantage normalization", "reinforce-plus-plus"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -288,6 +288,18 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("centralized critic", "maddpg-critic"),
     ("reward shaping", "potential-based-reward-shaping"),
     ("PBRS", "potential-based-reward-shaping"),
+    # issue #30, training objectives (cards-rl batch): each card by its abbreviation and its source's title
+    ("k3 estimator", "kl-estimators-k1-k2-k3"),
+    ("approximating KL divergence", "kl-estimators-k1-k2-k3"),
+    ("GSPO", "gspo"),
+    ("group sequence policy optimization", "gspo"),
+    ("DAPO", "dapo"),
+    ("decoupled clip and dynamic sampling", "dapo"),
+    ("overlong reward shaping", "dapo"),
+    ("Dr. GRPO", "dr-grpo"),
+    ("understanding R1-Zero-like training", "dr-grpo"),
+    ("REINFORCE++", "reinforce-plus-plus"),
+    ("global advantage normalization", "reinforce-plus-plus"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -288,6 +288,10 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("centralized critic", "maddpg-critic"),
     ("reward shaping", "potential-based-reward-shaping"),
     ("PBRS", "potential-based-reward-shaping"),
+    # issue #30, attention, architecture and mixture-of-experts cards (branch cards-arch)
+    ("MLA", "multi-head-latent-attention"),
+    ("multi-head latent attention", "multi-head-latent-attention"),
+    ("low-rank key-value joint compression", "multi-head-latent-attention"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

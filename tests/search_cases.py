@@ -292,6 +292,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("MLA", "multi-head-latent-attention"),
     ("multi-head latent attention", "multi-head-latent-attention"),
     ("low-rank key-value joint compression", "multi-head-latent-attention"),
+    ("Diff Transformer", "differential-attention"),
+    ("differential attention", "differential-attention"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

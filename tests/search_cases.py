@@ -294,6 +294,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("low-rank key-value joint compression", "multi-head-latent-attention"),
     ("Diff Transformer", "differential-attention"),
     ("differential attention", "differential-attention"),
+    ("QK-norm", "qk-norm"),
+    ("query-key normalization", "qk-norm"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -296,6 +296,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("differential attention", "differential-attention"),
     ("QK-norm", "qk-norm"),
     ("query-key normalization", "qk-norm"),
+    ("DeepSeekMoE", "deepseekmoe-shared-experts"),
+    ("shared experts", "deepseekmoe-shared-experts"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

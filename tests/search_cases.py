@@ -298,6 +298,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("query-key normalization", "qk-norm"),
     ("DeepSeekMoE", "deepseekmoe-shared-experts"),
     ("shared experts", "deepseekmoe-shared-experts"),
+    ("auxiliary-loss-free load balancing", "aux-loss-free-load-balancing"),
+    ("expert bias", "aux-loss-free-load-balancing"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

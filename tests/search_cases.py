@@ -300,6 +300,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("shared experts", "deepseekmoe-shared-experts"),
     ("auxiliary-loss-free load balancing", "aux-loss-free-load-balancing"),
     ("expert bias", "aux-loss-free-load-balancing"),
+    ("MoD", "mixture-of-depths"),
+    ("dynamically allocating compute", "mixture-of-depths"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

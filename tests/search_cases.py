@@ -302,6 +302,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("expert bias", "aux-loss-free-load-balancing"),
     ("MoD", "mixture-of-depths"),
     ("dynamically allocating compute", "mixture-of-depths"),
+    ("Gated DeltaNet", "gated-delta-rule"),
+    ("gated delta networks", "gated-delta-rule"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

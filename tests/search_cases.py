@@ -300,6 +300,22 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("understanding R1-Zero-like training", "dr-grpo"),
     ("REINFORCE++", "reinforce-plus-plus"),
     ("global advantage normalization", "reinforce-plus-plus"),
+    # issue #30, attention, architecture and mixture-of-experts cards (branch cards-arch)
+    ("MLA", "multi-head-latent-attention"),
+    ("multi-head latent attention", "multi-head-latent-attention"),
+    ("low-rank key-value joint compression", "multi-head-latent-attention"),
+    ("Diff Transformer", "differential-attention"),
+    ("differential attention", "differential-attention"),
+    ("QK-norm", "qk-norm"),
+    ("query-key normalization", "qk-norm"),
+    ("DeepSeekMoE", "deepseekmoe-shared-experts"),
+    ("shared experts", "deepseekmoe-shared-experts"),
+    ("auxiliary-loss-free load balancing", "aux-loss-free-load-balancing"),
+    ("expert bias", "aux-loss-free-load-balancing"),
+    ("MoD", "mixture-of-depths"),
+    ("dynamically allocating compute", "mixture-of-depths"),
+    ("Gated DeltaNet", "gated-delta-rule"),
+    ("gated delta networks", "gated-delta-rule"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

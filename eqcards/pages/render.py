@@ -182,7 +182,8 @@ def formula_tools(cite: bool) -> str:
              '<a class="eqc-tool" href="#eq-1" data-eqc-permalink>Permalink</a>']
     if cite:
         tools.append('<a class="eqc-tool" href="#cite-this-card" data-eqc-cite>Cite</a>')
-    return ('<div class="eqc-formula-tools" role="group" aria-label="Formula tools" data-search-exclude>' + "".join(tools)
+    return ('<div class="eqc-formula-tools" role="group" aria-label="Formula tools" data-search-exclude>'
+            + "".join(tools)
             + '<span class="eqc-tool-status" role="status" aria-live="polite"></span></div>')
 
 

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import html
 import re
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from . import stacking
 
-if TYPE_CHECKING:
-    from .mathsvg import MathRenderer
+
+class MathRenderer(Protocol):
+    """What this module needs of mathsvg.MathRenderer (named here, so the two import one way)."""
+    cache: Any
+
+    def key(self, latex: str, display: bool) -> str: ...
+    def draft(self, latex: str) -> str | None: ...
+    def typeset(self, latex: str, display: bool = True) -> tuple[str, str]: ...
 
 # How wide (in ex of the formula's own font) the hero may be, for the two layouts a card page
 # serves (docs/stylesheets/card-page.css). Wide: from 45em (720 px) up, the formula is set at
@@ -21,7 +27,8 @@ if TYPE_CHECKING:
 WIDE_EX = 64.0
 NARROW_EX = 36.0
 # The card's main formula as arithmatex leaves it, inside render.py's #equation block.
-HERO = re.compile(r'(<div class="eqc-equation" id="equation">\s*)<div class="arithmatex">\\\[(?P<tex>.*?)\\\]</div>',
+HERO = re.compile(r'(<div class="eqc-equation" id="equation">\s*)'
+                  r'<div class="arithmatex">\\\[(?P<tex>.*?)\\\]</div>',
                   re.S)
 DISPLAY = re.compile(r'<div class="arithmatex">(?=\\\[)')
 SVG_WIDTH = re.compile(r'<svg[^>]*?\swidth="([\d.]+)ex"')

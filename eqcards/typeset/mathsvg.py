@@ -30,7 +30,8 @@ GLYPH_REF = re.compile(r'(xlink:href|href)="#MJX-[0-9a-f]+-([^"]+)"')
 # What arithmatex (generic mode) leaves in the HTML: \( \) inline in a span, \[ \] in a div.
 # (A card's display equations other than its main one carry a number and an anchor; hero.py.)
 ARITHMATEX = re.compile(
-    r'<(span|div) class="arithmatex(?P<numbered> eqc-numbered" id="eq-(?P<number>\d+))?">(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])</\1>', re.S)
+    r'<(span|div) class="arithmatex(?P<numbered> eqc-numbered" id="eq-(?P<number>\d+))?">'
+    r'(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])</\1>', re.S)
 
 
 class LatexError(ValueError):

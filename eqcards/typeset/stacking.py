@@ -19,7 +19,8 @@ RELATIONS = {"=", "<", ">", r"\le", r"\leq", r"\ge", r"\geq", r"\approx", r"\equ
 IMPLICATIONS = {r"\Longrightarrow", r"\implies", r"\Rightarrow", r"\iff", r"\Longleftrightarrow"}
 SPACES = {r"\quad", r"\qquad", r"\ ", r"\;", r"\,", r"\:", r"\!", r"\enspace", "~"}
 WIDE_SPACES = {r"\quad", r"\qquad"}
-OPEN, CLOSE = set("([") | {r"\{", r"\langle", r"\lvert", r"\lVert"}, set(")]") | {r"\}", r"\rangle", r"\rvert", r"\rVert"}
+OPEN = set("([") | {r"\{", r"\langle", r"\lvert", r"\lVert"}
+CLOSE = set(")]") | {r"\}", r"\rangle", r"\rvert", r"\rVert"}
 SIZED = re.compile(r"\\(?:big|Big|bigg|Bigg)[lr]?$")
 BINARY = {"+", "-", r"\pm", r"\mp"}
 
@@ -49,7 +50,7 @@ def tokenize(latex: str) -> list[Token]:
         word = _word(text)
         nested = depth > 0 or word in GROUPS
         level, inside = parens, plain
-        sized = bool(out) and bool(SIZED.match(_word(out[-1].text))) or word == r"\{"
+        sized = (bool(out) and bool(SIZED.match(_word(out[-1].text)))) or word == r"\{"
         if word in GROUPS:
             depth += GROUPS[word]
         elif not nested and not after_right and word in OPEN:
@@ -90,7 +91,8 @@ def split_parts(tokens: list[Token]) -> list[list[Token]]:
             j = i + 1
             while j < len(tokens) and _word(tokens[j].text) in SPACES | {""}:
                 j += 1
-            if j > i + 1 and any(_word(tokens[k].text) in SPACES for k in range(i + 1, j)) and j < len(tokens):
+            spaced = any(_word(tokens[k].text) in SPACES for k in range(i + 1, j))
+            if spaced and j < len(tokens):
                 parts[-1].append(token)
                 parts.append([])
                 i = j
@@ -222,7 +224,8 @@ def stack(latex: str, fits: Callable[[str], bool]) -> str:
         right = line.right
         relation = next((r for r in sorted(RELATIONS, key=len, reverse=True) if right.startswith(r)), "")
         body = right[len(relation):]
-        pieces = break_terms(body, lambda piece: fits(aligned([Line(line.left, relation + piece)])))
+        pieces = break_terms(body, lambda piece, left=line.left, rel=relation:
+                             fits(aligned([Line(left, rel + piece)])))
         broken.append(Line(line.left, relation + " " + pieces[0]))
         broken += [Line("", r"\quad " + _unspaced(piece)) for piece in pieces[1:]]
     return aligned(broken) if len(broken) > 1 else layout

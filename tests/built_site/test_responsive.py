@@ -101,14 +101,16 @@ CARD_PROBE = """() => {
   const size = el => parseFloat(getComputedStyle(el).fontSize);
   const body = size(document.querySelector('.md-typeset'));
   const cells = [...document.querySelectorAll('h2#symbols ~ * td, h2#symbols + table td')].slice(0, 3);
-  const lonePilcrows = [...document.querySelectorAll('.md-typeset :is(h2, h3) > .headerlink')].filter(link => {
+  const links = [...document.querySelectorAll('.md-typeset :is(h2, h3) > .headerlink')];
+  const lonePilcrows = links.filter(link => {
     const heading = link.parentElement, before = heading.getBoundingClientRect().height;
     link.style.display = 'none';
     const without = heading.getBoundingClientRect().height;
     link.style.display = '';
     return before > without + 1;
   }).map(link => link.parentElement.id);
-  return {whole: hero.scrollWidth <= hero.clientWidth + 1 && drawn.left >= box.left - 1 && drawn.right <= box.right + 1,
+  return {whole: hero.scrollWidth <= hero.clientWidth + 1 && drawn.left >= box.left - 1
+                 && drawn.right <= box.right + 1,
           overflow: Math.round(Math.max(hero.scrollWidth - hero.clientWidth, drawn.right - box.right)),
           formula: size(svg), body, summary: size(document.querySelector('.eqc-summary')),
           cells: cells.map(size), lonePilcrows};
@@ -239,7 +241,8 @@ def test_every_card_shows_every_formula_at_every_width(browser: Browser, base_ur
     assert failures == {}, dict(list(failures.items())[:10])
     # On a phone a wide formula may scroll in its box, but only as the exception.
     phone = not_whole[390]
-    assert len(phone) <= 0.1 * len(CARDS[half::2]), f"{len(phone)} main formulas scroll at 390 px: {phone[:15]}"
+    assert len(phone) <= 0.1 * len(CARDS[half::2]), \
+        f"{len(phone)} main formulas scroll at 390 px: {phone[:15]}"
     assert images > 4 * len(CARDS[half::2])
     assert not unnamed, unnamed[:10]
     assert not read_as_tex, f"{len(read_as_tex)} images named by TeX: {read_as_tex[:10]}"
@@ -317,7 +320,8 @@ def test_search_works_on_a_phone(browser: Browser, base_url: str, size) -> None:
     page.context.close()
 
 
-def test_the_main_formula_has_its_own_tools_and_other_equations_are_numbered(browser: Browser, base_url: str) -> None:
+def test_the_main_formula_has_its_own_tools_and_other_equations_are_numbered(browser: Browser,
+                                                                            base_url: str) -> None:
     """Copy TeX, permalink and cite, by keyboard, labelled, offline; #eq-2 ... on a card whose
     body has display equations."""
     card = next(c for c in CARDS if "$$" in c.body)
@@ -355,7 +359,8 @@ def test_a_printed_card_fits_its_formula_to_the_page(browser: Browser, base_url:
             const svg = [...hero.querySelectorAll('svg')].find(s => s.checkVisibility());
             const box = hero.getBoundingClientRect(), drawn = svg.getBoundingClientRect();
             return {left: drawn.left - box.left, right: box.right - drawn.right, width: drawn.width,
-                    shown: [...hero.querySelectorAll('.eqc-math')].filter(m => m.checkVisibility()).length}; }""")
+                    shown: [...hero.querySelectorAll('.eqc-math')]
+                             .filter(m => m.checkVisibility()).length}; }""")
         assert fit["shown"] == 1 and fit["width"] > 100, (card_id, fit)
         assert fit["left"] >= -1 and fit["right"] >= -1, f"{card_id}: the printed formula is cut: {fit}"
     page.context.close()
@@ -366,7 +371,8 @@ def test_worked_example_output_keeps_whole_words_and_numbers(browser: Browser, b
     for size in (WIDTHS[2], WIDTHS[-1]):
         page = new_page(browser, size)
         page.goto(base_url + "examples/budget-a-7b-model/", wait_until="load")
-        outputs = page.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea-output pre')].map(pre => {
+        outputs = page.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea-output pre')]
+          .map(pre => {
             const s = getComputedStyle(pre);
             return {text: pre.textContent, whiteSpace: s.whiteSpace, wordBreak: s.wordBreak,
                     lines: Math.round(pre.getBoundingClientRect().height / parseFloat(s.lineHeight))}; })""")

@@ -85,15 +85,27 @@ class Project:
                               capture_output=True, text=True, timeout=600)
 
 
+def toy_topics() -> str:
+    """The real parts and topics without their reading orders, which name the real cards: a toy
+    project holds others."""
+    parts = yaml.safe_load((ROOT / "docs" / "topics.yml").read_text(encoding="utf-8"))
+    for part in parts:
+        for topic in part["topics"]:
+            topic.pop("cards", None)
+    return yaml.safe_dump(parts, sort_keys=False, allow_unicode=True)
+
+
 def make_project(dest: Path, with_cards: bool = False) -> Project:
     dest.mkdir(parents=True, exist_ok=True)
     for name in ("mkdocs.yml", "overrides", "seeds", "CITATION.cff"):
         src = ROOT / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name)
     (dest / "docs" / "cards").mkdir(parents=True)
-    for name in ("index.md", "topics.yml", "javascripts", "stylesheets"):
+    for name in ("index.md", "javascripts", "stylesheets"):
         src = ROOT / "docs" / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / "docs" / name)
+    topics = (ROOT / "docs" / "topics.yml").read_text(encoding="utf-8") if with_cards else toy_topics()
+    (dest / "docs" / "topics.yml").write_text(topics, encoding="utf-8")
     (dest / "snippets" / "lib").mkdir(parents=True)
     for helper in ("cardcheck.py", "cardplot.py"):
         shutil.copy(ROOT / "snippets" / "lib" / helper, dest / "snippets" / "lib" / helper)

@@ -6,6 +6,8 @@
     var selection = window.getSelection();
     if (!selection || selection.rangeCount === 0) return;
     var fragment = selection.getRangeAt(0).cloneContents();
+    // A card's main formula is drawn twice (for wide and narrow screens, one shown): copy it once.
+    fragment.querySelectorAll(".eqc-fit-wide + .eqc-fit-narrow").forEach(function (n) { n.remove(); });
     var formulas = fragment.querySelectorAll(".eqc-math");
     if (formulas.length === 0) return;
     formulas.forEach(function (math) {

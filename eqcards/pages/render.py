@@ -137,7 +137,7 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     out = [f"# {markup.prose_with_math(card.title)}", "",
            f'<p class="eqc-summary" markdown>{markup.prose_with_math(card.summary)}</p>', "",
            '<div class="eqc-equation" id="equation" markdown>', "",
-           markup.display_math(card.equation), "", "</div>", ""]
+           markup.display_math(card.equation), "", formula_tools(cite=bool(cite_box)), "", "</div>", ""]
     meta = []  # the topic is in the breadcrumb above the title (eqcards/pages/breadcrumbs.py)
     if card.aliases:
         meta.append("**Also known as:** " + ", ".join(f"`{a}`" if "`" not in a else markup.text(a)
@@ -181,6 +181,19 @@ def render_common_mistakes(card: Card) -> list[str]:
     if not notes:
         return []
     return ["", '!!! warning "Common mistakes"', "", *(f"    - {note}" for note in notes)]
+
+
+def formula_tools(cite: bool) -> str:
+    """The main formula's own tools: copy its TeX (a button the page's script shows, since only a
+    script can copy), a permalink to it (#eq-1, see eqcards/typeset/hero.py) and a link to the
+    card's citation box, which the script opens (docs/javascripts/formula-tools.js)."""
+    tools = ['<button type="button" class="eqc-tool" data-eqc-copy hidden>Copy TeX</button>',
+             '<a class="eqc-tool" href="#eq-1" data-eqc-permalink>Permalink</a>']
+    if cite:
+        tools.append('<a class="eqc-tool" href="#cite-this-card" data-eqc-cite>Cite</a>')
+    return ('<div class="eqc-formula-tools" role="group" aria-label="Formula tools" data-search-exclude>'
+            + "".join(tools)
+            + '<span class="eqc-tool-status" role="status" aria-live="polite"></span></div>')
 
 
 def render_topic_trail(topic: Topic, previous: Card | None, following: Card | None) -> str:

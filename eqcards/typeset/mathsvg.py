@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..core.errors import shorten
 from ..snippets.cache import ResultCache
-from . import speech, speech_words
+from . import hero, speech, speech_words
 from .svgflat import Unflattenable, flatten
 
 ERROR_ATTRIBUTE = re.compile(r'data-mjx-error="([^"]*)"')
@@ -28,8 +28,10 @@ DEFS = re.compile(r"<defs>(.*?)</defs>", re.S)
 GLYPH_PATH = re.compile(r'<path id="MJX-[0-9a-f]+-([^"]+)" d="([^"]*)"\s*/?>(?:</path>)?')
 GLYPH_REF = re.compile(r'(xlink:href|href)="#MJX-[0-9a-f]+-([^"]+)"')
 # What arithmatex (generic mode) leaves in the HTML: \( \) inline in a span, \[ \] in a div.
+# (A card's display equations other than its main one carry a number and an anchor; hero.py.)
 ARITHMATEX = re.compile(
-    r'<(span|div) class="arithmatex">(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])</\1>', re.S)
+    r'<(span|div) class="arithmatex(?P<numbered> eqc-numbered" id="eq-(?P<number>\d+))?">'
+    r'(?:\\\((?P<inline>.*?)\\\)|\\\[(?P<display>.*?)\\\])</\1>', re.S)
 
 
 class LatexError(ValueError):
@@ -45,7 +47,7 @@ class MathRenderer:
         self._engine = None
         self.rendered = 0  # formulas typeset by this instance (cache misses)
 
-    def _key(self, latex: str, display: bool) -> str:
+    def key(self, latex: str, display: bool) -> str:
         stamp = f"{self.version}\0{SVG_FORMAT}\0{SPEECH_FORMAT}\0{display}\0{latex}"
         return hashlib.sha256(stamp.encode()).hexdigest()
 
@@ -56,6 +58,12 @@ class MathRenderer:
             self._engine = quickjax.MathJaxRenderer()
         return self._engine.render(latex, display=display)
 
+    def draft(self, latex: str) -> str | None:
+        """A display formula as MathJax draws it, uncached, or None if it does not typeset: for
+        measuring a layout that may never be shown."""
+        svg = self._raw(latex, True)
+        return None if ERROR_ATTRIBUTE.search(svg) or 'fill="red"' in svg else svg
+
     def svg(self, latex: str, display: bool = True) -> str:
         """The formula as SVG; raises LatexError if MathJax reports any problem."""
         return self.typeset(latex, display)[0]
@@ -63,7 +71,7 @@ class MathRenderer:
     def typeset(self, latex: str, display: bool = True) -> tuple[str, str]:
         """The formula as SVG and as the words a screen reader says for it (read from the
         MathML tree MathJax draws into its SVG); raises LatexError on any problem."""
-        key = self._key(latex, display)
+        key = self.key(latex, display)
         if self.cache is not None and (stored := self.cache.get(key)) is not None:
             return stored["svg"], stored["speech"]
         try:
@@ -98,7 +106,7 @@ class MathRenderer:
         label = html.escape(speech, quote=True)
         delimited = f"\\[{tex}\\]" if display else f"\\({tex}\\)"
         # An inline formula longer than a phone's line cannot wrap: it scrolls in its own box.
-        wide = not display and _width_ex(svg) > WIDE_INLINE_EX
+        wide = not display and hero.width_ex(svg) > WIDE_INLINE_EX
         attributes = 'class="eqc-math eqc-wide" tabindex="0"' if wide else 'class="eqc-math"'
         return (f'<span {attributes} role="img" aria-label="{label}" data-tex="{tex}">{svg}</span>'
                 f'<span class="eqc-tex" hidden>{delimited}</span>')
@@ -106,12 +114,6 @@ class MathRenderer:
 
 # Past this width (in ex of the text) an inline formula may not fit a 320 px phone's line.
 WIDE_INLINE_EX = 30.0
-SVG_WIDTH = re.compile(r'<svg[^>]*?\swidth="([\d.]+)ex"')
-
-
-def _width_ex(svg: str) -> float:
-    match = SVG_WIDTH.search(svg)
-    return float(match.group(1)) if match else 0.0
 
 
 def share_glyphs(page_html: str) -> str:
@@ -138,7 +140,10 @@ def share_glyphs(page_html: str) -> str:
 
 
 def typeset_html(page_html: str, renderer: MathRenderer) -> str:
-    """Replace every arithmatex formula in a rendered page by its SVG. Raises LatexError."""
+    """Replace every arithmatex formula in a rendered page by its SVG; on a card page, its main
+    formula by its layouts for wide and narrow screens (hero.py). Raises LatexError."""
+    page_html, main = hero.mark_card_formulas(page_html)
+
     def replace(match: re.Match[str]) -> str:
         display = match.group("display") is not None
         latex = html.unescape(match.group("display") if display else match.group("inline")).strip()
@@ -149,9 +154,19 @@ def typeset_html(page_html: str, renderer: MathRenderer) -> str:
         # A display formula scrolls in its own block when wider than the screen: a keyboard
         # must reach it too (tabindex), or its hidden part is out of reach without a pointer.
         focus = ' tabindex="0"' if display else ""
+        if number := match.group("number"):
+            return (f'<div class="arithmatex eqc-numbered" id="eq-{number}"{focus}>{inner}'
+                    f"{hero.equation_number(number)}</div>")
         return f'<{match.group(1)} class="arithmatex"{focus}>{inner}</{match.group(1)}>'
 
-    return share_glyphs(ARITHMATEX.sub(replace, page_html))
+    page_html = ARITHMATEX.sub(replace, page_html)
+    if main is not None:
+        try:
+            drawn = hero.hero_markup(main, renderer)
+        except LatexError as exc:
+            raise LatexError(f"{exc} in `{shorten(main)}`") from None
+        page_html = page_html.replace(hero.HERO_PLACEHOLDER, drawn, 1)
+    return share_glyphs(page_html)
 
 
 def _render_chunk(job: tuple[str, list[tuple[str, bool]]]) -> int:
@@ -173,7 +188,7 @@ def prerender(formulas: list[tuple[str, bool]], cache_dir: Path, workers: int) -
 
     probe = MathRenderer(cache_dir)
     assert probe.cache is not None
-    missing = [f for f in dict.fromkeys(formulas) if probe.cache.get(probe._key(*f)) is None]
+    missing = [f for f in dict.fromkeys(formulas) if probe.cache.get(probe.key(*f)) is None]
     if workers < 2 or len(missing) < 50:  # starting MathJax twice costs more than it saves
         return len(missing)
     chunks = [(str(cache_dir), missing[i::workers]) for i in range(workers)]

@@ -39,7 +39,9 @@ LAYOUT_PROBE = """() => {
   const bodyFont = parseFloat(getComputedStyle(body).fontSize);
   const formulas = [];
   const svgs = [...document.querySelectorAll('.eqc-math > svg')]
-    .filter(svg => !svg.closest('.eqc-tex, [hidden], details:not([open])'));
+    .filter(svg => !svg.closest('.eqc-tex, [hidden], details:not([open])'))
+    // A card's main formula is drawn twice, for wide and narrow screens; the stylesheet shows one.
+    .filter(svg => !svg.closest('.eqc-hero') || svg.checkVisibility());
   // Every probe in at once, then every read: one layout for the page, not one per formula (the
   // cheatsheet and the symbols page hold thousands).
   const probes = svgs.map(svg => svg.parentElement.appendChild(probe.cloneNode()));
@@ -87,6 +89,48 @@ LAYOUT_PROBE = """() => {
   return {formulas, sticking: sticking.slice(0, 10), scrollWidth: document.documentElement.scrollWidth,
           viewport, scheme: document.body.getAttribute('data-md-color-scheme')};
 }"""
+
+
+# On a card, in the same visit: the main formula whole (wider than its box only as an exception,
+# counted), at least body size and not outranked by the summary; symbol-table text near body size;
+# no heading whose permalink (¶) takes a line of its own.
+CARD_PROBE = """() => {
+  const hero = document.querySelector('#eq-1');
+  const svg = [...hero.querySelectorAll('.eqc-math > svg')].find(s => s.checkVisibility());
+  const box = hero.getBoundingClientRect(), drawn = svg.getBoundingClientRect();
+  const size = el => parseFloat(getComputedStyle(el).fontSize);
+  const body = size(document.querySelector('.md-typeset'));
+  const cells = [...document.querySelectorAll('h2#symbols ~ * td, h2#symbols + table td')].slice(0, 3);
+  const links = [...document.querySelectorAll('.md-typeset :is(h2, h3) > .headerlink')];
+  const lonePilcrows = links.filter(link => {
+    const heading = link.parentElement, before = heading.getBoundingClientRect().height;
+    link.style.display = 'none';
+    const without = heading.getBoundingClientRect().height;
+    link.style.display = '';
+    return before > without + 1;
+  }).map(link => link.parentElement.id);
+  return {whole: hero.scrollWidth <= hero.clientWidth + 1 && drawn.left >= box.left - 1
+                 && drawn.right <= box.right + 1,
+          overflow: Math.round(Math.max(hero.scrollWidth - hero.clientWidth, drawn.right - box.right)),
+          formula: size(svg), body, summary: size(document.querySelector('.eqc-summary')),
+          cells: cells.map(size), lonePilcrows};
+}"""
+
+
+def card_problems(card_id: str, data: dict[str, Any], width: int) -> list[str]:
+    """What is wrong with a card's main formula, symbol table and headings at this width (the
+    formula not being whole is counted by the caller, not listed here, below desktop width)."""
+    problems = []
+    if width >= 1280 and not data["whole"]:
+        problems.append(f"the main formula is {data['overflow']} px wider than its box")
+    if data["formula"] < data["body"] - 0.5 or data["summary"] > data["formula"] + 0.5:
+        problems.append(f"the main formula is set at {data['formula']} px, the body at {data['body']} px "
+                        f"and the summary at {data['summary']} px")
+    if any(cell < 0.9 * data["body"] for cell in data["cells"]):
+        problems.append(f"symbol-table text at {data['cells']} px, under 90% of the body's {data['body']} px")
+    if data["lonePilcrows"]:
+        problems.append(f"a heading's permalink wraps onto a line of its own: {data['lonePilcrows']}")
+    return problems
 
 
 def layout_problems(page: Page) -> list[str]:
@@ -164,6 +208,7 @@ def test_every_card_shows_every_formula_at_every_width(browser: Browser, base_ur
     failures = {}
     images, unnamed, read_as_tex = 0, [], []
     shown_as_tex, characters = [], 0
+    not_whole: dict[int, list[str]] = {size[0]: [] for size in WIDTHS}
     for card in CARDS[half::2]:
         # Loaded wide, then narrowed: widening a page across the theme's breakpoints leaves its
         # search overlay sized for the old width, which no reader loading the page sees.
@@ -177,8 +222,12 @@ def test_every_card_shows_every_formula_at_every_width(browser: Browser, base_ur
         read_as_tex += [(card.id, name) for name in names if TEX_MARKS.search(name)]
         for size in reversed(WIDTHS):
             page.set_viewport_size({"width": size[0], "height": size[1]})
-            equation = page.locator("#equation .eqc-math > svg").bounding_box()
+            equation = page.locator("#equation .eqc-math > svg >> visible=true").first.bounding_box()
             problems = layout_problems(page)
+            card_data = page.evaluate(CARD_PROBE)
+            problems += card_problems(card.id, card_data, size[0])
+            if not card_data["whole"]:
+                not_whole[size[0]].append(card.id)
             if not equation or equation["width"] == 0 or equation["height"] == 0:
                 problems.insert(0, f"the card's equation is invisible: {equation}")
             if problems:
@@ -190,6 +239,10 @@ def test_every_card_shows_every_formula_at_every_width(browser: Browser, base_ur
         shown_as_tex += [(card.id, found) for found in tex_marks(text)]
     page.context.close()
     assert failures == {}, dict(list(failures.items())[:10])
+    # On a phone a wide formula may scroll in its box, but only as the exception.
+    phone = not_whole[390]
+    assert len(phone) <= 0.1 * len(CARDS[half::2]), \
+        f"{len(phone)} main formulas scroll at 390 px: {phone[:15]}"
     assert images > 4 * len(CARDS[half::2])
     assert not unnamed, unnamed[:10]
     assert not read_as_tex, f"{len(read_as_tex)} images named by TeX: {read_as_tex[:10]}"
@@ -265,3 +318,67 @@ def test_search_works_on_a_phone(browser: Browser, base_url: str, size) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= size[0] + 1
     assert request_failures(visit, page) == []
     page.context.close()
+
+
+def test_the_main_formula_has_its_own_tools_and_other_equations_are_numbered(browser: Browser,
+                                                                            base_url: str) -> None:
+    """Copy TeX, permalink and cite, by keyboard, labelled, offline; #eq-2 ... on a card whose
+    body has display equations."""
+    card = next(c for c in CARDS if "$$" in c.body)
+    page = new_page(browser, WIDTHS[-1], mobile=False)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    visit = Visit(page, base_url)
+    visit.open(base_url + f"cards/{card.id}/")
+    tools = page.get_by_role("group", name="Formula tools")
+    copy_button = tools.get_by_role("button", name="Copy TeX")
+    copy_button.focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate("navigator.clipboard.readText()") == card.equation
+    assert tools.get_by_role("status").inner_text() == "TeX copied"
+    assert tools.get_by_role("link", name="Permalink").get_attribute("href") == "#eq-1"
+    assert page.locator("#eq-1 .eqc-math >> visible=true").count() == 1
+    tools.get_by_role("link", name="Cite").focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.querySelector('.eqc-cite details').open")
+    assert page.evaluate("location.hash") == "#cite-this-card"
+    numbered = page.locator("div.eqc-numbered")
+    assert numbered.count() == card.body.count("$$") // 2
+    assert numbered.first.get_attribute("id") == "eq-2"
+    number = numbered.first.get_by_role("link", name="Link to equation 2")
+    assert number.inner_text() == "(2)" and number.get_attribute("href") == "#eq-2"
+    assert request_failures(visit, page) == []
+    page.context.close()
+
+
+def test_a_printed_card_fits_its_formula_to_the_page(browser: Browser, base_url: str) -> None:
+    page = new_page(browser, (794, 1123), mobile=False)  # A4 at 96 dpi
+    page.emulate_media(media="print")
+    for card_id in WIDEST:
+        page.goto(base_url + f"cards/{card_id}/", wait_until="load")
+        fit = page.evaluate("""() => { const hero = document.querySelector('#eq-1');
+            const svg = [...hero.querySelectorAll('svg')].find(s => s.checkVisibility());
+            const box = hero.getBoundingClientRect(), drawn = svg.getBoundingClientRect();
+            return {left: drawn.left - box.left, right: box.right - drawn.right, width: drawn.width,
+                    shown: [...hero.querySelectorAll('.eqc-math')]
+                             .filter(m => m.checkVisibility()).length}; }""")
+        assert fit["shown"] == 1 and fit["width"] > 100, (card_id, fit)
+        assert fit["left"] >= -1 and fit["right"] >= -1, f"{card_id}: the printed formula is cut: {fit}"
+    page.context.close()
+
+
+def test_worked_example_output_keeps_whole_words_and_numbers(browser: Browser, base_url: str) -> None:
+    """The budget table and PASS lines are printed text: never broken inside a word or number."""
+    for size in (WIDTHS[2], WIDTHS[-1]):
+        page = new_page(browser, size)
+        page.goto(base_url + "examples/budget-a-7b-model/", wait_until="load")
+        outputs = page.evaluate("""() => [...document.querySelectorAll('.jp-OutputArea-output pre')]
+          .map(pre => {
+            const s = getComputedStyle(pre);
+            return {text: pre.textContent, whiteSpace: s.whiteSpace, wordBreak: s.wordBreak,
+                    lines: Math.round(pre.getBoundingClientRect().height / parseFloat(s.lineHeight))}; })""")
+        page.context.close()
+        assert any("GQA-8" in o["text"] for o in outputs), "the budget table is missing"
+        for o in outputs:
+            assert (o["whiteSpace"], o["wordBreak"]) == ("pre", "normal"), o
+            # each printed line is one line on screen (within rounding of the box's height)
+            assert o["lines"] <= o["text"].rstrip("\n").count("\n") + 2, o["text"][:80]

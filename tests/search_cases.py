@@ -288,6 +288,10 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("centralized critic", "maddpg-critic"),
     ("reward shaping", "potential-based-reward-shaping"),
     ("PBRS", "potential-based-reward-shaping"),
+    # issue #30, optimizers and parameter-efficient fine-tuning (branch cards-opt)
+    ("Muon", "muon"),
+    ("Newton-Schulz iteration", "muon"),
+    ("Muon is scalable for LLM training", "muon"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -292,6 +292,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("Muon", "muon"),
     ("Newton-Schulz iteration", "muon"),
     ("Muon is scalable for LLM training", "muon"),
+    ("rsLoRA", "rslora"),
+    ("rank stabilization scaling factor", "rslora"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -294,6 +294,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("Muon is scalable for LLM training", "muon"),
     ("rsLoRA", "rslora"),
     ("rank stabilization scaling factor", "rslora"),
+    ("LoRA+", "lora-plus"),
+    ("loraplus_lr_ratio", "lora-plus"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -296,6 +296,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("rank stabilization scaling factor", "rslora"),
     ("LoRA+", "lora-plus"),
     ("loraplus_lr_ratio", "lora-plus"),
+    ("WSD", "warmup-stable-decay"),
+    ("warmup stable decay", "warmup-stable-decay"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -298,6 +298,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("loraplus_lr_ratio", "lora-plus"),
     ("WSD", "warmup-stable-decay"),
     ("warmup stable decay", "warmup-stable-decay"),
+    ("schedule-free AdamW", "schedule-free-adamw"),
+    ("the road less scheduled", "schedule-free-adamw"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -300,6 +300,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("warmup stable decay", "warmup-stable-decay"),
     ("schedule-free AdamW", "schedule-free-adamw"),
     ("the road less scheduled", "schedule-free-adamw"),
+    ("GaLore", "galore"),
+    ("gradient low-rank projection", "galore"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -302,6 +302,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("the road less scheduled", "schedule-free-adamw"),
     ("GaLore", "galore"),
     ("gradient low-rank projection", "galore"),
+    ("PiSSA", "pissa"),
+    ("principal singular values and singular vectors adaptation", "pissa"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -304,6 +304,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("gradient low-rank projection", "galore"),
     ("PiSSA", "pissa"),
     ("principal singular values and singular vectors adaptation", "pissa"),
+    ("muP", "mup"),
+    ("maximal update parametrization", "mup"),
+    ("zero-shot hyperparameter transfer", "mup"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -1,0 +1,108 @@
+"""GaLore: the gradient of an m x n weight is projected onto its top-r left singular vectors P_t
+(refreshed every T steps), Adam runs on the r x n projection, and the result is projected back and
+scaled by alpha. Checked against the subspace from scipy's eigendecomposition of G G^T, the
+Eckart-Young error of the projection, Adam's sign-like first step, a reparametrized run (W = W_0 +
+P C with C trained by a plain Adam written out here), and the rank of the accumulated update within
+one subspace period and across several."""
+
+import numpy as np
+from cardcheck import check_close, check_true
+from cardplot import figure
+from scipy.linalg import eigh
+
+# --- formula ---
+def galore_projector(G: np.ndarray, rank: int) -> np.ndarray:
+    """P_t: the top-r left singular vectors of the gradient, m x r."""
+    U, _, _ = np.linalg.svd(G, full_matrices=False)
+    return U[:, :rank]
+
+
+def galore_adam_step(W, G, state, t, *, lr, alpha, rank, gap, beta1, beta2, eps):
+    """W_t = W_{t-1} - lr alpha P_t N_t, with N_t Adam's normalized step on R_t = P_t^T G_t."""
+    if (t - 1) % gap == 0:
+        state["P"] = galore_projector(G, rank)          # the subspace changes every `gap` steps
+    P = state["P"]
+    R = P.T @ G                                          # r x n: all the optimizer sees
+    state["m"] = beta1 * state["m"] + (1 - beta1) * R
+    state["v"] = beta2 * state["v"] + (1 - beta2) * R * R
+    N = (state["m"] / (1 - beta1**t)) / (np.sqrt(state["v"] / (1 - beta2**t)) + eps)
+    return W - lr * alpha * (P @ N)
+# --- end formula ---
+
+
+rng = np.random.default_rng(0)
+m, n, r = 16, 40, 4
+
+
+def new_state():
+    return {"m": np.zeros((r, n)), "v": np.zeros((r, n))}
+
+
+# 1. The projector against an independent route: the top-r eigenvectors of G G^T (scipy), compared as
+#    subspaces (P P^T), which is blind to each vector's sign. Well-separated spectrum: gap ratio >= 1.5.
+G = rng.normal(size=(m, n)) * np.geomspace(3, 0.1, n)
+evals, evecs = eigh(G @ G.T)
+top = evecs[:, np.argsort(evals)[::-1][:r]]
+P = galore_projector(G, r)
+check_close("P P^T = projector onto the top-4 eigenvectors of G G^T (scipy.linalg.eigh)", P @ P.T,
+            top @ top.T, rtol=0, atol=1e-10)
+check_close("P has orthonormal columns", P.T @ P, np.eye(r), rtol=0, atol=1e-12)
+s = np.linalg.svd(G, compute_uv=False)
+check_close("Eckart-Young: ||G - P P^T G||_F^2 = sum of the discarded sigma_i^2", np.sum((G - P @ P.T @ G) ** 2),
+            np.sum(s[r:] ** 2), rtol=1e-10)
+
+# 2. Adam's first step is sign(R) (bias correction makes m_hat = R, v_hat = R^2), so the first GaLore
+#    update is -lr alpha P sign(P^T G).
+W0 = rng.normal(size=(m, n))
+cfg = dict(lr=1e-2, alpha=0.25, rank=r, gap=5, beta1=0.9, beta2=0.999, eps=1e-12)
+W1 = galore_adam_step(W0, G, new_state(), 1, **cfg)
+check_close("first step: W_1 - W_0 = -lr alpha P sign(P^T G)", W1 - W0, -1e-2 * 0.25 * P @ np.sign(P.T @ G),
+            rtol=1e-9, atol=1e-15)
+
+# 3. Within one subspace period P is fixed, so GaLore is Adam on C in the reparametrization
+#    W = W_0 + P C (the gradient with respect to C is P^T dL/dW by the chain rule). Train both on a
+#    least-squares loss for 5 steps (one period) and compare.
+X = rng.normal(size=(n, 30))
+Y = rng.normal(size=(m, 30))
+
+
+def grad_W(W):
+    return (W @ X - Y) @ X.T / 30
+
+
+state, W = new_state(), W0.copy()
+for t in range(1, 6):
+    W = galore_adam_step(W, grad_W(W), state, t, **cfg)
+P0 = galore_projector(grad_W(W0), r)
+C, mC, vC = np.zeros((r, n)), np.zeros((r, n)), np.zeros((r, n))
+for t in range(1, 6):
+    gC = P0.T @ grad_W(W0 + 0.25 * P0 @ C)     # alpha folded into the reparametrization
+    mC = 0.9 * mC + 0.1 * gC
+    vC = 0.999 * vC + 0.001 * gC**2
+    C = C - 1e-2 * (mC / (1 - 0.9**t)) / (np.sqrt(vC / (1 - 0.999**t)) + 1e-12)
+check_close("5 steps in one period = Adam on C with W = W_0 + alpha P C", W, W0 + 0.25 * P0 @ C,
+            rtol=0, atol=1e-12)
+
+# 4. The accumulated update: rank <= r within a period, but it escapes rank r once the subspace is
+#    refreshed, unlike a LoRA adapter of rank r. Its optimizer state is r x n, not m x n.
+sv_one = np.linalg.svd(W - W0, compute_uv=False)
+check_true("after one period (5 steps): rank(W - W_0) = r = 4", int(np.sum(sv_one > 1e-10 * sv_one[0])) == r,
+           f"singular values beyond r: {sv_one[r]:.1e}")
+state, W = new_state(), W0.copy()
+for t in range(1, 21):
+    W = galore_adam_step(W, grad_W(W), state, t, **cfg)
+sv_four = np.linalg.svd(W - W0, compute_uv=False)
+rank_four = int(np.sum(sv_four > 1e-8 * sv_four[0]))
+check_true("after four periods (20 steps): rank(W - W_0) > r", rank_four > r, f"rank {rank_four}")
+check_true("optimizer state is 2 r n = 320 numbers, not 2 m n = 1280",
+           state["m"].size + state["v"].size == 2 * r * n == 320)
+
+fig, ax = figure("Rank of the accumulated GaLore update", "step", "numerical rank of W - W_0")
+state, W, ranks = new_state(), W0.copy(), []
+for t in range(1, 31):
+    W = galore_adam_step(W, grad_W(W), state, t, **cfg)
+    sv = np.linalg.svd(W - W0, compute_uv=False)
+    ranks.append(int(np.sum(sv > 1e-8 * sv[0])))
+ax.step(range(1, 31), ranks, where="post", label="GaLore, r = 4, subspace refreshed every 5 steps")
+ax.axhline(r, color="gray", ls=":", label="LoRA of rank 4 (fixed)")
+ax.legend()

@@ -1,0 +1,86 @@
+"""Warmup-stable-decay (WSD) learning-rate schedule: a linear warmup to eta, a constant stage, then
+eta f(s - T) with f decreasing from f(0) = 1. Checked by hand values on each branch, at and around
+both boundaries, by the exponential decay's half-life against a step-by-step product of per-step
+factors, by the linear decay's end point, and by the property WSD exists for: the stable stage does
+not depend on when the run ends."""
+
+import numpy as np
+from cardcheck import check_close, check_true
+from cardplot import figure
+
+# --- formula ---
+def exponential_decay(half_life: float):
+    """f(tau) = 0.5 ** (tau / half_life): halves every half_life steps, f(0) = 1."""
+    return lambda tau: 0.5 ** (tau / half_life)
+
+
+def linear_decay(length: float):
+    """f(tau) = 1 - tau / length: reaches 0 after `length` decay steps."""
+    return lambda tau: max(1.0 - tau / length, 0.0)
+
+
+def wsd(s: float, eta: float, W: float, T: float, f) -> float:
+    """WSD(T; s) = s / W eta for s < W, eta for W <= s < T, f(s - T) eta for s >= T."""
+    if s < W:
+        return s / W * eta
+    if s < T:
+        return eta
+    return f(s - T) * eta
+# --- end formula ---
+
+
+eta, W, T = 1e-2, 100, 1000
+half = 50
+f_exp = exponential_decay(half)
+
+
+def sched(steps, f=f_exp, T_=T):
+    return np.array([wsd(s, eta, W, T_, f) for s in steps])
+
+
+# 1. Warmup branch: a straight line from 0, 1e-4 per step (eta / W).
+check_close("warmup: s = 0, 1, 25, 50, 99 -> 0, 1e-4, 2.5e-3, 5e-3, 9.9e-3", sched([0, 1, 25, 50, 99]),
+            [0.0, 1e-4, 2.5e-3, 5e-3, 9.9e-3], rtol=1e-12, atol=1e-18)
+
+# 2. Stable branch: exactly eta everywhere between the boundaries.
+check_close("stable: eta at s = 100, 101, 500, 998, 999", sched([100, 101, 500, 998, 999]), [eta] * 5,
+            rtol=0, atol=0)
+
+# 3. Decay branch (exponential, half-life 50 steps): eta at T, eta/2 one half-life later, eta/4 two.
+check_close("decay: s = T, T + 50, T + 100, T + 25 -> eta, eta/2, eta/4, eta/sqrt(2)",
+            sched([1000, 1050, 1100, 1025]), [1e-2, 5e-3, 2.5e-3, 1e-2 / np.sqrt(2)], rtol=1e-12)
+# ... and against an independent route: multiplying by the per-step factor 2^(-1/50), step by step.
+per_step = 2.0 ** (-1.0 / half)
+product = eta * np.cumprod(np.r_[1.0, np.full(200, per_step)])
+# 200 rounded products drift by at most ~200 ulps (4e-14 relative); rtol 1e-12 leaves room.
+check_close("decay branch = eta times the running product of per-step factors, 200 steps",
+            sched(range(T, T + 201)), product, rtol=1e-12)
+
+# 4. Both boundaries: the schedule is continuous (warmup ends at eta, decay starts at eta) and each
+#    side is on its own branch one step away.
+check_close("around W: s = 99, 100, 101 -> 0.99 eta, eta, eta", sched([99, 100, 101]),
+            [0.99 * eta, eta, eta], rtol=1e-12)
+check_close("around T: s = 999, 1000, 1001 -> eta, eta, eta 2^(-1/50)", sched([999, 1000, 1001]),
+            [eta, eta, eta * per_step], rtol=1e-12)
+check_close("fractional steps: s = 99.5 (warmup), 999.5 (stable), 1000.5 (decay)",
+            sched([99.5, 999.5, 1000.5]), [0.995 * eta, eta, eta * 2.0 ** (-0.5 / half)], rtol=1e-12)
+
+# 5. Linear decay to zero over 100 steps: halfway at T + 50, zero at T + 100 and after.
+f_lin = linear_decay(100)
+check_close("linear decay: s = T, T + 50, T + 100, T + 150 -> eta, eta/2, 0, 0",
+            sched([1000, 1050, 1100, 1150], f=f_lin), [eta, eta / 2, 0.0, 0.0], rtol=1e-12, atol=1e-18)
+
+# 6. What WSD is for: the stable stage does not depend on where the decay starts, so one run at the
+#    constant rate can be branched into decays at T = 600, 800 or 1000 and all share steps 0..599.
+runs = [sched(range(0, 600), T_=T_) for T_ in (600, 800, 1000)]
+check_true("runs decaying at T = 600, 800, 1000 agree on every step before 600",
+           all(np.array_equal(runs[0], r) for r in runs[1:]))
+check_true("the whole schedule never exceeds eta and never goes below 0",
+           bool(np.all((sched(range(0, 1400)) <= eta) & (sched(range(0, 1400)) >= 0))))
+
+fig, ax = figure("Warmup-stable-decay schedule", "training step s", "learning rate")
+s = np.arange(0, 1301)
+ax.plot(s, sched(s), label="exponential decay, half-life 50")
+ax.plot(s, sched(s, f=f_lin), "--", label="linear decay over 100 steps")
+ax.plot(s, sched(s, T_=700), ":", label="same run, decay branched at 700")
+ax.legend()

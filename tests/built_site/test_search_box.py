@@ -27,7 +27,8 @@ SEARCH = """async (query) => {
         input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true, key: 'Enter'})); };
     const pause = () => new Promise(r => setTimeout(r, 10));
     send('');
-    while (list.children.length) await pause();
+    // The empty query clears the list and the count ("No matching documents" of a query before).
+    while (list.children.length || /No matching/i.test(meta.textContent)) await pause();
     send(query);
     const started = performance.now();
     while (!list.children.length && !/No matching/i.test(meta.textContent)) {

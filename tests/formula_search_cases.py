@@ -47,7 +47,8 @@ FORMULA_CASES: list[tuple[str, str]] = [
     ("\\theta_j = 10000^{-2j/d}", "rope"),
     ("\\delta_t = R_{t+1} + \\gamma V(S_{t+1}) - V(S_t)", "td-error"),
     ("\\exp(z_i / \\tau)", "temperature-sampling"),
-    ("\\tilde\\epsilon = \\epsilon(\\varnothing) + w(\\epsilon(c) - \\epsilon(\\varnothing))", "classifier-free-guidance"),
+    ("\\tilde\\epsilon = \\epsilon(\\varnothing) + w(\\epsilon(c) - \\epsilon(\\varnothing))",
+     "classifier-free-guidance"),
 ]
 
 # Fragments whose first results must not include cards that only share its words: the issue's

@@ -16,6 +16,7 @@ from ..typeset.mathsvg import MathRenderer
 
 PREVIEW_FOLDER = "formulas"  # under search/, one <card id>.svg per card
 SVG_OPEN = re.compile(r"<svg\b([^>]*)>")
+INLINE_ONLY = re.compile(r'\s(?:style|aria-hidden|focusable|role|xmlns(?::xlink)?)="[^"]*"')
 SIZE = re.compile(r'\b(width|height)="([\d.]+)ex"')
 SVG_NAMESPACES = ' xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
 
@@ -31,12 +32,13 @@ def standalone_svg(svg: str) -> str:
     match = SVG_OPEN.search(svg)
     if match is None:
         raise ValueError("typeset formula has no <svg> element")
-    attributes = re.sub(r'\s(?:style|aria-hidden|focusable|role|xmlns(?::xlink)?)="[^"]*"', "", match.group(1))
+    attributes = INLINE_ONLY.sub("", match.group(1))
     return svg[:match.start()] + f"<svg{SVG_NAMESPACES}{attributes}>" + svg[match.end():]
 
 
 def preview(card: Card, math: MathRenderer) -> tuple[str, dict[str, Any]]:
-    """The card's preview file (SVG) and what a result needs to show it: its size in ex (so the result keeps its place before the image arrives) and its spoken words."""
+    """The card's preview file (SVG) and what a result needs to show it: its size in ex (so the
+    result keeps its place before the image arrives) and its spoken words."""
     svg, spoken = math.typeset(preview_latex(card), display=True)
     size = {name: float(value) for name, value in SIZE.findall(svg)}
     return standalone_svg(svg), {"width": size.get("width", 0.0), "height": size.get("height", 0.0),

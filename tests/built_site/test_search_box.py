@@ -127,7 +127,8 @@ def test_the_first_query_downloads_at_most_150_kb_gzipped(visit: Visit, base_url
     documents. The prose follows afterwards, and the formula images as results appear."""
     page = visit.open(base_url)
     bodies: dict[str, bytes] = {}
-    page.on("response", lambda r: bodies.setdefault(r.url, r.body()) if "/search/" in r.url and r.ok else None)
+    page.on("response",
+            lambda r: bodies.setdefault(r.url, r.body()) if "/search/" in r.url and r.ok else None)
     open_search(page)
     # The prose comes after the first answer, unasked, so that the next queries rank by it too.
     with page.expect_response(lambda r: "/search/documents-text.json" in r.url):
@@ -138,5 +139,5 @@ def test_the_first_query_downloads_at_most_150_kb_gzipped(visit: Visit, base_url
             and "documents-text" not in url}
     assert any(url.endswith("/search/documents.json") for url in data), sorted(shown)
     size = sum(len(gzip.compress(body, 6)) for body in data.values())
-    assert size <= FIRST_DOWNLOAD_LIMIT, f"first search downloads {size / 1024:.0f} KB gzipped: {sorted(data)}"
+    assert size <= FIRST_DOWNLOAD_LIMIT, f"first search fetches {size / 1024:.0f} KB gzipped: {sorted(data)}"
     assert visit.outside == [] and visit.failed == []

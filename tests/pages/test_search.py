@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import quickjs
 from conftest import ROOT
+from formula_search_cases import FORMULA_CASES, FORMULA_NOT_IN_TOP
 from search_cases import (
     ALL_WORDS_DEPTH,
     ALL_WORDS_FIRST,
@@ -20,14 +21,13 @@ from search_cases import (
     all_words_first,
 )
 
-from formula_search_cases import FORMULA_CASES, FORMULA_NOT_IN_TOP
-
 from eqcards.cards.load import load_topics
 from eqcards.pages.search import SEARCH_FIELDS, build_documents, rewrite_index
 from eqcards.pages.search_previews import standalone_svg
 
 # The files the site's search worker loads, in its order (search-worker.js, importScripts).
-ENGINE_FILES = [ROOT / "docs" / "javascripts" / f"search-{name}.js" for name in ("formula", "query", "engine")]
+ENGINE_FILES = [ROOT / "docs" / "javascripts" / f"search-{name}.js"
+                for name in ("formula", "query", "engine")]
 
 
 class Engine:
@@ -318,7 +318,8 @@ def test_a_bare_symbol_finds_a_card_that_defines_it_first(site_engine: Engine, t
 def test_spellings_of_one_formula_read_as_one_token_sequence(spellings: list[str]) -> None:
     engine = Engine()
     sequences = [engine.call("EqFormula.tokens", s) for s in spellings]
-    assert sequences[0] and all(seq == sequences[0] for seq in sequences), dict(zip(spellings, sequences))
+    assert sequences[0] and all(seq == sequences[0] for seq in sequences), \
+        dict(zip(spellings, sequences, strict=True))
 
 
 def test_a_formula_keeps_the_order_of_its_symbols() -> None:
@@ -328,7 +329,7 @@ def test_a_formula_keeps_the_order_of_its_symbols() -> None:
     # A lower-case t is a power, not a transpose; \frac{a}{b} is a over b, not b over a.
     assert engine.call("EqFormula.tokens", "\\gamma^t") == ["gamma", "^", "t"]
     assert engine.call("EqFormula.tokens", "\\frac{b}{a}") != engine.call("EqFormula.tokens", "a/b")
-    assert engine.call("EqFormula.longestRun", ["a", "b", "c", "d"], ["x", "b", "c", "y", "a", "b", "c", "d"]) == 4
+    assert engine.call("EqFormula.longestRun", list("abcd"), list("xbcyabcd")) == 4
     assert engine.call("EqFormula.longestRun", ["a", "b", "c"], ["c", "b", "a"]) == 1
 
 
@@ -367,7 +368,8 @@ def syntax_docs() -> list[dict[str, Any]]:
          "topic": "optimization"},
         {**doc("decay", "Decay schedule", text="the weight of old terms decays"), "part": "agents",
          "topic": "bandits"},
-        {"location": "examples/story/", "title": "A story", "fields": {"name": "A story", "text": "weight decay"}},
+        {"location": "examples/story/", "title": "A story",
+         "fields": {"name": "A story", "text": "weight decay"}},
         *fillers(3),
     ]
 
@@ -397,14 +399,15 @@ def test_the_query_parser_separates_syntax_from_text() -> None:
 
 
 def test_a_preview_is_a_standalone_svg_file() -> None:
-    inline = '<svg style="vertical-align: -1ex;" width="3ex" height="2ex" viewBox="0 0 1 1" aria-hidden="true">x</svg>'
+    inline = ('<svg style="vertical-align: -1ex;" width="3ex" height="2ex" viewBox="0 0 1 1" '
+              'aria-hidden="true">x</svg>')
     assert standalone_svg(inline) == ('<svg xmlns="http://www.w3.org/2000/svg" '
                                       'xmlns:xlink="http://www.w3.org/1999/xlink" width="3ex" height="2ex" '
                                       'viewBox="0 0 1 1">x</svg>')
 
 
 def test_every_card_has_a_preview_named_in_words(built_site: Path) -> None:
-    config, docs = site_documents(built_site)
+    _, docs = site_documents(built_site)
     cards = [d for d in docs if d["location"].startswith("cards/")]
     assert len(cards) >= 300
     for card in cards:
@@ -412,6 +415,7 @@ def test_every_card_has_a_preview_named_in_words(built_site: Path) -> None:
         svg = (built_site / "search" / "formulas" / f"{card['location'].split('/')[1]}.svg").read_text()
         assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and "<path" in svg, card["location"]
         assert preview["width"] > 0 and preview["height"] > 0, card["location"]
-        assert preview["label"] and not TEX_LIKE.search(preview["label"]), (card["location"], preview["label"])
+        where = card["location"]
+        assert preview["label"] and not TEX_LIKE.search(preview["label"]), (where, preview["label"])
         assert "$" not in card["teaser"] and "\\" not in card["teaser"] + card["title"], card["location"]
         assert card["part"] and card["topic"], card["location"]

@@ -8,10 +8,13 @@ import shutil
 import statistics
 from pathlib import Path
 
+from bench_search import search_metrics
 from playwright.sync_api import Browser, sync_playwright
 
 from eqcards.browser.chromium import CHROMIUM_ARGS, chromium_executable
 from eqcards.browser.localserve import serve
+
+SEARCH_SYNTHETIC_CARDS = 2000  # the search index scaled to this many cards (bench_search.py)
 
 # When a page's formulas count as rendered: laid out (reading offsetHeight forces style and
 # layout, which is also what starts the download of any web font the formulas use) with every
@@ -30,9 +33,6 @@ CONTROL_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>contro
 # the script at the end runs once the parser has put every formula in the document.
 OURS_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>ours</title></head><body>{body}
 <script>window.__typeset = performance.now(); """ + RENDERED + """</script></body></html>"""
-SEARCH_QUERIES = ["entropy", "attention", "Adam", "perplexity", "BM25", "diffusion", "LoRA", "softmax"]
-
-
 def write_bare_pages(site: Path, page: str, browser: Browser, base: str) -> tuple[str, str]:
     """Two bare pages holding the formulas of `page`: ours (build-time SVG) and the control
     (TeX for MathJax 3 to typeset in the browser, from a local copy of MathJax)."""
@@ -108,41 +108,6 @@ def first_visit_gzip(browser: Browser, url: str) -> int:
     return sum(len(gzip.compress(b, 6)) for b in bodies)
 
 
-def search_latency(browser: Browser, base: str) -> tuple[float, float]:
-    """Milliseconds from the last keystroke of a query to its results on screen: the first
-    query of a visit (it also downloads and indexes the documents), then the median of the rest."""
-    tab = browser.new_page(viewport={"width": 1280, "height": 900})
-    tab.goto(base, wait_until="load")
-    box = tab.locator("input.md-search__input")
-    box.click()
-    tab.wait_for_function("() => !/Initializing/i.test(document.querySelector('.md-search-result__meta')"
-                          ".textContent)")
-    samples = []
-    for query in SEARCH_QUERIES:
-        samples.append(tab.evaluate("""async (query) => {
-            const input = document.querySelector('input.md-search__input');
-            const meta = document.querySelector('.md-search-result__meta');
-            const type = (value) => { input.value = value;
-                input.dispatchEvent(new Event('input', {bubbles: true}));
-                input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true, key: 'x'})); };
-            type('');
-            await new Promise(r => setTimeout(r, 50));
-            const before = meta.textContent;
-            return await new Promise((resolve) => {
-                const start = performance.now();
-                const watch = new MutationObserver(() => {
-                    if (meta.textContent === before) return;
-                    watch.disconnect();
-                    resolve(performance.now() - start);
-                });
-                watch.observe(meta, {childList: true, characterData: true, subtree: true});
-                type(query);
-            });
-        }""", query))
-    tab.close()
-    return samples[0], statistics.median(samples[1:])
-
-
 def browser_metrics(site: Path, card: str) -> dict[str, float]:
     with serve(site) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
@@ -161,6 +126,6 @@ def browser_metrics(site: Path, card: str) -> dict[str, float]:
             out[f"math_ms_{label}_empty"] = times["empty"]
             out[f"page_dcl_ms_{label}"] = time_to_content_loaded(browser, base + page)
             out[f"gzip_kb_{label}"] = first_visit_gzip(browser, base + page) / 1024
-        out["search_first_ms"], out["search_ms"] = search_latency(browser, base)
+        out.update(search_metrics(browser, site, site.parent, SEARCH_SYNTHETIC_CARDS))
         browser.close()
     return out

@@ -1,6 +1,7 @@
 // Formula search: a tokenizer that understands LaTeX and Greek, and a field-weighted ranking
-// with prefix and typo matching. Pure functions, no DOM: the search worker uses it in the
-// browser and the tests run it in QuickJS (tests/test_search.py).
+// with prefix and typo matching; formula queries ranked by structure (search-formula.js), the
+// query syntax read by search-query.js, both loaded before this file. Pure functions, no DOM:
+// the search worker uses it in the browser and the tests run it in QuickJS (tests/pages/test_search.py).
 var EqSearch = (function () {
   "use strict";
 
@@ -121,6 +122,8 @@ var EqSearch = (function () {
     var postings = new Map();
     data.docs.forEach(function (doc, n) {
       var fields = doc.fields || {};
+      // A name the same as the title is left out of the index (eqcards/pages/search.py, split_text).
+      if (fields.name === undefined) fields = Object.assign({name: doc.title}, fields);
       var score = new Map();
       Object.keys(weights).forEach(function (field) {
         var counts = new Map();
@@ -139,8 +142,10 @@ var EqSearch = (function () {
       });
       var spell = function (text) { return queryWords(text).join(" "); };
       docs.push({location: doc.location, title: doc.title, teaser: doc.teaser || "",
+                 part: doc.part, topic: doc.topic, preview: doc.preview, fields: fields,
                  names: [fields.name].concat(asList(fields.alias)).filter(Boolean).map(spell),
-                 symbols: asList(fields.symbol).map(spell)});
+                 symbols: asList(fields.symbol).map(spell),
+                 formulas: asList(fields.tex).map(EqFormula.tokens)});
     });
     var idf = new Map();
     postings.forEach(function (list, word) {
@@ -182,10 +187,10 @@ var EqSearch = (function () {
       .replace(/"/g, "&quot;");
   }
 
-  // Ranked documents for a query: [{location, title, teaser, score, terms}], best first.
-  function search(index, query, limit) {
-    var words = queryWords(query);
-    if (!words.length) return [];
+  // Each document that matched any word of `words`: Map doc -> {score, covered, terms}, where
+  // covered is the share of the words it matched, and a card named by the words or defining them
+  // as a symbol counts more.
+  function wordScores(index, words) {
     var perDoc = new Map();  // doc -> {score, hits: Set of query words it matched}
     var resolved = [];  // each word as the index spells it: the best of its matches
     words.forEach(function (word, position) {
@@ -211,7 +216,7 @@ var EqSearch = (function () {
       });
     });
     var phrase = resolved.join(" ");
-    var results = [];
+    var scores = new Map();
     perDoc.forEach(function (entry, n) {
       var doc = index.docs[n];
       var covered = entry.hits.size / words.length;
@@ -223,13 +228,98 @@ var EqSearch = (function () {
       if (doc.symbols.indexOf(phrase) >= 0) score *= 2;
       var terms = Object.create(null);
       words.forEach(function (word) { terms[word] = entry.hits.has(word); });
-      results.push({location: doc.location, title: doc.title, teaser: doc.teaser, score: score, terms: terms});
+      scores.set(n, {score: score, covered: covered, terms: terms});
     });
-    results.sort(function (a, b) { return b.score - a.score || (a.location < b.location ? -1 : 1); });
-    if (results.length) {
-      var floor = results[0].score * 0.02;
-      results = results.filter(function (r) { return r.score >= floor; });
+    return scores;
+  }
+
+  // A formula query shorter than this many tokens (β, d_k's "d _ k" is three) is ranked by its
+  // words alone: too short to have a structure worth matching.
+  var FORMULA_TOKENS = 3;
+  var FLOOR = 0.02;  // results scoring under this share of the best one are not listed
+
+  // Whether a document's words hold a phrase's words, in order and unbroken, within one field.
+  function hasPhrase(doc, phrase) {
+    if (doc.phraseText === undefined) {
+      var values = [];
+      Object.keys(doc.fields).forEach(function (field) {
+        asList(doc.fields[field]).forEach(function (value) { values.push(words(value).join(" ")); });
+      });
+      doc.phraseText = " " + values.join(" | ") + " ";
     }
+    return doc.phraseText.indexOf(" " + words(phrase).join(" ") + " ") >= 0;
+  }
+
+  // One alternative of a query ranked: [{n, run, score, terms}]. A query written as math is
+  // matched against each card's formulas as a token sequence (search-formula.js): cards holding
+  // the longest unbroken run of it come first, ties broken by the word ranking; a document
+  // matching none of its structure is listed only if it matched every word.
+  function rankAlternative(index, alternative) {
+    var queryText = [alternative.text].concat(alternative.phrases).join(" ");
+    var terms = queryWords(queryText);
+    var scores = terms.length ? wordScores(index, terms) : new Map();
+    var formula = EqFormula.isFormula(alternative.text) ? EqFormula.tokens(alternative.text) : [];
+    var out = [];
+    if (formula.length >= FORMULA_TOKENS) {
+      index.docs.forEach(function (doc, n) {
+        var run = 0;
+        doc.formulas.forEach(function (tokens) { run = Math.max(run, EqFormula.longestRun(formula, tokens)); });
+        var entry = scores.get(n);
+        if (run >= FORMULA_TOKENS) {
+          var allTerms = Object.create(null);
+          terms.forEach(function (word) { allTerms[word] = run === formula.length || !!(entry && entry.terms[word]); });
+          out.push({n: n, run: run, score: entry ? entry.score : 0, terms: allTerms});
+        } else if (entry && entry.covered === 1) {
+          out.push({n: n, run: 0, score: entry.score, terms: entry.terms});
+        }
+      });
+    } else {
+      scores.forEach(function (entry, n) { out.push({n: n, run: 0, score: entry.score, terms: entry.terms}); });
+    }
+    var top = out.reduce(function (best, r) { return r.run ? best : Math.max(best, r.score); }, 0);
+    return out.filter(function (r) {
+      return (r.run || r.score >= top * FLOOR) && alternative.phrases.every(function (p) {
+        return hasPhrase(index.docs[r.n], p);
+      });
+    });
+  }
+
+  function better(a, b) {
+    return a.run - b.run || a.score - b.score;
+  }
+
+  // Ranked documents for a query (syntax in search-query.js): [{location, title, teaser,
+  // preview, score, terms}], best first.
+  function search(index, query, limit) {
+    var parsed = EqQuery.parse(query);
+    var best = new Map();
+    if (parsed.alternatives.length) {
+      parsed.alternatives.forEach(function (alternative) {
+        rankAlternative(index, alternative).forEach(function (r) {
+          if (!best.has(r.n) || better(r, best.get(r.n)) > 0) best.set(r.n, r);
+        });
+      });
+    } else if (Object.keys(parsed.filters).length) {  // filters alone: every document they pass
+      index.docs.forEach(function (doc, n) { best.set(n, {n: n, run: 0, score: 0, terms: {}}); });
+      limit = limit || index.docs.length;
+    }
+    var excluded = new Set();
+    parsed.excluded.forEach(function (word) {
+      queryWords(word).forEach(function (term) {
+        var list = index.postings.get(term) || [];
+        for (var i = 0; i < list.length; i += 2) excluded.add(list[i]);
+      });
+    });
+    var results = [];
+    best.forEach(function (r, n) {
+      var doc = index.docs[n];
+      if (excluded.has(n) || !EqQuery.passes(parsed.filters, doc)) return;
+      results.push({location: doc.location, title: doc.title, teaser: doc.teaser, preview: doc.preview,
+                    run: r.run, score: r.score, terms: r.terms});
+    });
+    results.sort(function (a, b) {
+      return better(b, a) || (a.location < b.location ? -1 : 1);
+    });
     return results.slice(0, limit || 50);
   }
 

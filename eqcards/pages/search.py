@@ -4,6 +4,10 @@ The site's search box talks to our own worker (docs/javascripts/search-worker.js
 lunr: lunr cannot weight aliases, splits `d_k` into single letters and has no typo tolerance.
 The worker tokenizes and ranks (docs/javascripts/search-engine.js); this module decides what
 is indexed and how much each field counts, and rewrites the theme's search_index.json.
+
+A first query downloads only the compact documents (names, aliases, symbols, formulas, tags,
+summaries); the prose, most of the bytes, is a second file the worker fetches after the first
+answer is on screen. Each card's formula preview is a file of its own (search_previews.py).
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from ..cards.model import Card, Topic
+from ..typeset.mathsvg import MathRenderer
 from . import markup
+from .search_previews import write_previews
 
 # Every indexed field and its weight, declared once; the worker reads them from the index.
 # A hit in a card's own name or an alias outweighs any number of hits in its prose.
@@ -33,6 +39,16 @@ SEARCH_FIELDS: dict[str, float] = {
 # but their text would outrank the cards it repeats.
 TITLE_ONLY = ("cheatsheet/", "symbols/")
 DOCUMENTS_FILE = "documents.json"  # beside search_index.json; the worker fetches it on demand
+TEXT_FILE = "documents-text.json"  # each document's prose, in the same order; fetched after the first answer
+SHARE_PAGE = "index.html"  # search/index.html: /search/?q=... opens the search box with that query
+# /search/?q=... is the address to share: the theme opens its search box with the query when an
+# address carries ?q=, so this page hands the query to the home page.
+SHARE_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Search</title>
+<meta name="robots" content="noindex">
+<script>location.replace("../" + location.search + location.hash);</script></head>
+<body><p><a href="../">Open the search on the home page</a>.</p></body></html>
+"""
 TEXT_LIMIT = 4000  # characters of prose indexed per page; a teaser, not the whole page
 TAG = re.compile(r"<[^>]+>")
 TEASER_LIMIT = 200  # characters of a page's text shown under its title in the results
@@ -55,13 +71,18 @@ def readable(text: str, limit: int | None = None) -> str:
     return text[:limit].rsplit(" ", 1)[0] + " …"
 
 
-def card_document(card: Card, topic: Topic, prose: str) -> dict[str, Any]:
-    """A card's search document: its metadata field by field, then its prose."""
+def card_document(card: Card, topic: Topic, prose: str,
+                  preview: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A card's search document: its part and topic (for part: and topic: filters), its formula
+    preview, its metadata field by field, then its prose."""
     tex = [card.equation] + ([card.cheatsheet.latex] if card.cheatsheet.latex else [])
     return {
         "location": card.url,
         "title": markup.plain(card.title),
         "teaser": markup.plain(card.summary),
+        "part": topic.part,
+        "topic": topic.id,
+        **({"preview": preview} if preview else {}),
         "fields": {
             "name": card.title,
             "alias": card.aliases,
@@ -82,8 +103,8 @@ def page_document(location: str, title: str, text: str) -> dict[str, Any]:
             "fields": {"name": title, "text": body}}
 
 
-def build_documents(entries: Iterable[dict[str, Any]], cards: dict[str, Card],
-                    topics: dict[str, Topic]) -> list[dict[str, Any]]:
+def build_documents(entries: Iterable[dict[str, Any]], cards: dict[str, Card], topics: dict[str, Topic],
+                    previews: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """One document per page, from the theme's per-section entries and the cards' metadata."""
     pages: dict[str, dict[str, Any]] = {}
     for entry in entries:
@@ -97,24 +118,39 @@ def build_documents(entries: Iterable[dict[str, Any]], cards: dict[str, Card],
         prose = " ".join(filter(None, record["text"]))
         card = cards.get(location)
         if card is not None:
-            documents.append(card_document(card, topics[card.topic], prose))
+            documents.append(card_document(card, topics[card.topic], prose, (previews or {}).get(location)))
         else:
             documents.append(page_document(location, record["title"], prose))
     return documents
 
 
-def rewrite_index(index_path: Path, cards: Iterable[Card], topics: dict[str, Topic]) -> None:
+def split_text(documents: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The documents without their prose, and the prose of each, in the same order. A name the
+    same as the title is left out too: the worker reads the title in its place."""
+    compact = [{**doc, "fields": {k: v for k, v in doc["fields"].items()
+                                  if k != "text" and not (k == "name" and v == doc["title"])}}
+               for doc in documents]
+    return compact, [doc["fields"].get("text", "") for doc in documents]
+
+
+def rewrite_index(index_path: Path, cards: Iterable[Card], topics: dict[str, Topic],
+                  math: MathRenderer | None = None) -> None:
     """Replace the theme's lunr index with ours, in place.
 
-    The theme fetches search_index.json on every page load, so it keeps only the settings;
-    the documents go to a file beside it that the worker fetches when someone searches.
+    The theme fetches search_index.json on every page load, so it keeps only the settings; the
+    compact documents and their prose go to two files beside it that the worker fetches when
+    someone searches, and each card's formula preview (with a renderer) to search/formulas/.
     """
     theme_index = json.loads(index_path.read_text(encoding="utf-8"))
-    by_location = {card.url: card for card in cards}
-    documents = build_documents(theme_index["docs"], by_location, topics)
-    index_path.with_name(DOCUMENTS_FILE).write_text(_json(documents), encoding="utf-8")
-    index_path.write_text(_json({"config": {"fields": SEARCH_FIELDS, "documents": DOCUMENTS_FILE},
-                                 "docs": []}), encoding="utf-8")
+    cards = list(cards)
+    previews = write_previews(cards, math, index_path.parent) if math is not None else {}
+    documents = build_documents(theme_index["docs"], {card.url: card for card in cards}, topics, previews)
+    compact, texts = split_text(documents)
+    index_path.with_name(DOCUMENTS_FILE).write_text(_json(compact), encoding="utf-8")
+    index_path.with_name(TEXT_FILE).write_text(_json(texts), encoding="utf-8")
+    index_path.with_name(SHARE_PAGE).write_text(SHARE_HTML, encoding="utf-8")
+    index_path.write_text(_json({"config": {"fields": SEARCH_FIELDS, "documents": DOCUMENTS_FILE,
+                                            "text": TEXT_FILE}, "docs": []}), encoding="utf-8")
 
 
 def _json(value: Any) -> str:

@@ -275,7 +275,7 @@ class CardSite:
 
     def rewrite_search_index(self, index_path: Path) -> None:
         """Our formula search index in place of the theme's (see eqcards/pages/search.py)."""
-        rewrite_index(index_path, self.cards, {t.id: t for t in self.topics})
+        rewrite_index(index_path, self.cards, {t.id: t for t in self.topics}, self.math)
 
     def card_id_for(self, src_uri: str) -> str | None:
         """The card id if this docs-relative path is a card page."""

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 import quickjs
 from conftest import ROOT
+from formula_search_cases import FORMULA_CASES, FORMULA_NOT_IN_TOP
 from search_cases import (
     ALL_WORDS_DEPTH,
     ALL_WORDS_FIRST,
@@ -21,16 +23,20 @@ from search_cases import (
 
 from eqcards.cards.load import load_topics
 from eqcards.pages.search import SEARCH_FIELDS, build_documents, rewrite_index
+from eqcards.pages.search_previews import standalone_svg
 
-ENGINE = ROOT / "docs" / "javascripts" / "search-engine.js"
+# The files the site's search worker loads, in its order (search-worker.js, importScripts).
+ENGINE_FILES = [ROOT / "docs" / "javascripts" / f"search-{name}.js"
+                for name in ("formula", "query", "engine")]
 
 
 class Engine:
-    """search-engine.js in QuickJS, the same file the site's search worker loads."""
+    """search-engine.js and the files it needs in QuickJS, the same files the site's search worker loads."""
 
     def __init__(self) -> None:
         self.context = quickjs.Context()
-        self.context.eval(ENGINE.read_text(encoding="utf-8"))
+        for script in ENGINE_FILES:
+            self.context.eval(script.read_text(encoding="utf-8"))
 
     def call(self, expression: str, *args: Any) -> Any:
         arguments = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
@@ -53,12 +59,22 @@ class Engine:
         return self.call("EqSearch.tokenize", text)
 
 
+def site_documents(site: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The built site's search settings and its documents with their prose, as the worker
+    holds them once the prose is in."""
+    index = json.loads((site / "search" / "search_index.json").read_text())
+    docs = json.loads((site / "search" / index["config"]["documents"]).read_text())
+    texts = json.loads((site / "search" / index["config"]["text"]).read_text())
+    assert len(texts) == len(docs)
+    for doc, text in zip(docs, texts, strict=True):
+        doc["fields"]["text"] = text
+    return index["config"], docs
+
+
 @pytest.fixture(scope="module")
 def site_engine(built_site: Path) -> Engine:
-    index = json.loads((built_site / "search" / "search_index.json").read_text())
-    docs = json.loads((built_site / "search" / index["config"]["documents"]).read_text())
     engine = Engine()
-    engine.load(index["config"], docs)
+    engine.load(*site_documents(built_site))
     return engine
 
 
@@ -241,11 +257,16 @@ def test_the_theme_index_keeps_only_settings_and_the_documents_load_on_demand(tm
         {"location": "", "title": "Home", "text": "<p>hello</p>"}]}))
     rewrite_index(index, [], {})
     written = json.loads(index.read_text())
-    assert written == {"config": {"fields": SEARCH_FIELDS, "documents": "documents.json"}, "docs": []}
-    assert json.loads((tmp_path / "documents.json").read_text())[0]["fields"]["text"] == "hello"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["documents.json", "search_index.json"]
+    assert written == {"config": {"fields": SEARCH_FIELDS, "documents": "documents.json",
+                                  "text": "documents-text.json"}, "docs": []}
+    # The compact documents hold no prose; the prose is a list beside them, in the same order.
+    assert "text" not in json.loads((tmp_path / "documents.json").read_text())[0]["fields"]
+    assert json.loads((tmp_path / "documents-text.json").read_text()) == ["hello"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "documents-text.json", "documents.json", "index.html", "search_index.json"]
 
 
+TEX_LIKE = re.compile(r"[\\{}^$]")
 GREEK = [("β", "beta"), ("θ", "theta"), ("σ", "sigma"), ("ε", "epsilon")]
 
 
@@ -281,3 +302,120 @@ def test_a_bare_symbol_finds_a_card_that_defines_it_first(site_engine: Engine, t
     # Search ignores case, as people type it: σ finds a card's Σ as well.
     spellings = {s.symbol.replace(" ", "").replace("\\varepsilon", "\\epsilon").lower() for s in card.symbols}
     assert BARE_SYMBOLS[typed] in spellings, (typed, top, sorted(spellings))
+
+
+@pytest.mark.parametrize("spellings", [
+    ["X^\\top", "X^T", "X^{\\mathsf T}", "X^{\\top}", "Xᵀ", "X^\\intercal"],
+    ["\\sqrt{d_k}", "sqrt(d_k)", "\\sqrt{d_{k}}", "√(d_k)"],
+    ["\\mathrm{softmax}(z)", "\\operatorname{softmax}(z)", "softmax(z)", "\\text{softmax}\\left(z\\right)"],
+    ["\\frac{QK^\\top}{\\sqrt{d_k}}", "QK^T/sqrt(d_k)", "Q K^{\\top} / \\sqrt{d_k}"],
+    ["D_{\\mathrm{KL}}(P \\,\\Vert\\, Q)", "D_KL(P || Q)", "D_{KL}(P \\| Q)"],
+    ["\\bar\\alpha_t", "ᾱ_t", "\\overline{\\alpha}_t"],
+    ["\\operatorname*{arg\\,max}_a", "\\arg\\max_a", "argmax_a"],
+    ["a \\le b", "a <= b", "a ≤ b", "a \\leq b"],
+    ["\\sigma(x)", "σ(x)", "\\Sigma(x)"],
+])
+def test_spellings_of_one_formula_read_as_one_token_sequence(spellings: list[str]) -> None:
+    engine = Engine()
+    sequences = [engine.call("EqFormula.tokens", s) for s in spellings]
+    assert sequences[0] and all(seq == sequences[0] for seq in sequences), \
+        dict(zip(spellings, sequences, strict=True))
+
+
+def test_a_formula_keeps_the_order_of_its_symbols() -> None:
+    engine = Engine()
+    assert engine.call("EqFormula.tokens", "\\frac{QK^\\top}{\\sqrt{d_k}}") == [
+        "q", "k", "^", "⊤", "/", "sqrt", "d", "_", "k"]
+    # A lower-case t is a power, not a transpose; \frac{a}{b} is a over b, not b over a.
+    assert engine.call("EqFormula.tokens", "\\gamma^t") == ["gamma", "^", "t"]
+    assert engine.call("EqFormula.tokens", "\\frac{b}{a}") != engine.call("EqFormula.tokens", "a/b")
+    assert engine.call("EqFormula.longestRun", list("abcd"), list("xbcyabcd")) == 4
+    assert engine.call("EqFormula.longestRun", ["a", "b", "c"], ["c", "b", "a"]) == 1
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("QK^T", True), ("\\sqrt{d_k}", True), ("H(P, Q)", True), ("d_k", True), ("x ≤ y", True),
+    ("KL divergence", False), ("ε-greedy", False), ("doc_stride", False), ("log-sum-exp", False),
+])
+def test_a_query_is_read_as_math_only_when_written_as_math(query: str, expected: bool) -> None:
+    assert Engine().call("EqFormula.isFormula", query) is expected
+
+
+@pytest.mark.parametrize(("query", "card_id"), FORMULA_CASES, ids=[q for q, _ in FORMULA_CASES])
+def test_a_formula_fragment_puts_its_card_first(site_engine: Engine, query: str, card_id: str) -> None:
+    ranked = site_engine.ranked(query)
+    assert ranked[:1] == [f"cards/{card_id}/"], (query, ranked[:5])
+
+
+@pytest.mark.parametrize(("query", "depth", "unwanted"), FORMULA_NOT_IN_TOP)
+def test_a_formula_fragment_does_not_list_cards_that_share_only_its_words(
+        site_engine: Engine, query: str, depth: int, unwanted: list[str]) -> None:
+    top = site_engine.ranked(query)[:depth]
+    assert not {f"cards/{c}/" for c in unwanted} & set(top), top
+
+
+def test_the_formula_table_is_large_and_names_real_cards() -> None:
+    assert len(FORMULA_CASES) >= 30 and len({q for q, _ in FORMULA_CASES}) == len(FORMULA_CASES)
+    card_ids = {p.stem for p in (ROOT / "docs" / "cards").glob("*.md")}
+    assert {c for _, c in FORMULA_CASES} <= card_ids
+
+
+def syntax_docs() -> list[dict[str, Any]]:
+    return [
+        {**doc("adam", "Adam", text="adaptive moments with weight decay in the loss"), "part": "llm",
+         "topic": "optimization"},
+        {**doc("adamw", "AdamW", text="decoupled weight decay, applied to the weights"), "part": "llm",
+         "topic": "optimization"},
+        {**doc("decay", "Decay schedule", text="the weight of old terms decays"), "part": "agents",
+         "topic": "bandits"},
+        {"location": "examples/story/", "title": "A story",
+         "fields": {"name": "A story", "text": "weight decay"}},
+        *fillers(3),
+    ]
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ('"weight decay"', {"adam", "adamw", "story"}),       # the words together, in this order
+    ("weight decay", {"adam", "adamw", "decay", "story"}),  # the words anywhere
+    ("weight decay -decoupled", {"adam", "decay", "story"}),
+    ("decoupled OR schedule", {"adamw", "decay"}),
+    ("weight part:llm", {"adam", "adamw"}),
+    ("weight topic:bandit", {"decay"}),                   # the start of an id is enough
+    ("part:agents", {"decay"}),                            # a filter alone lists all it passes
+    ('"decay weight"', set()),
+    ("-weight", set()),
+])
+def test_query_syntax(query: str, expected: set[str]) -> None:
+    engine = Engine()
+    engine.load({"fields": SEARCH_FIELDS}, syntax_docs())
+    assert {location.rstrip("/").split("/")[-1] for location in engine.ranked(query)} == expected
+
+
+def test_the_query_parser_separates_syntax_from_text() -> None:
+    parsed = Engine().call("EqQuery.parse", 'kl "relative entropy" -cross part:foundations OR \\frac{a}{b}')
+    assert parsed == {"alternatives": [{"text": "kl", "phrases": ["relative entropy"]},
+                                       {"text": "\\frac{a}{b}", "phrases": []}],
+                      "excluded": ["cross"], "filters": {"part": "foundations"}}
+
+
+def test_a_preview_is_a_standalone_svg_file() -> None:
+    inline = ('<svg style="vertical-align: -1ex;" width="3ex" height="2ex" viewBox="0 0 1 1" '
+              'aria-hidden="true">x</svg>')
+    assert standalone_svg(inline) == ('<svg xmlns="http://www.w3.org/2000/svg" '
+                                      'xmlns:xlink="http://www.w3.org/1999/xlink" width="3ex" height="2ex" '
+                                      'viewBox="0 0 1 1">x</svg>')
+
+
+def test_every_card_has_a_preview_named_in_words(built_site: Path) -> None:
+    _, docs = site_documents(built_site)
+    cards = [d for d in docs if d["location"].startswith("cards/")]
+    assert len(cards) >= 300
+    for card in cards:
+        preview = card["preview"]
+        svg = (built_site / "search" / "formulas" / f"{card['location'].split('/')[1]}.svg").read_text()
+        assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and "<path" in svg, card["location"]
+        assert preview["width"] > 0 and preview["height"] > 0, card["location"]
+        where = card["location"]
+        assert preview["label"] and not TEX_LIKE.search(preview["label"]), (where, preview["label"])
+        assert "$" not in card["teaser"] and "\\" not in card["teaser"] + card["title"], card["location"]
+        assert card["part"] and card["topic"], card["location"]

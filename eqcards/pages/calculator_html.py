@@ -30,7 +30,7 @@ def render_calculator(card: Card, presets: Mapping[str, Preset]) -> list[str]:
         "outputs": [{"name": o.name, "unit": o.unit} for o in calc.outputs],
         "presets": {p.id: {"title": p.title, "values": {k: v for k, v in p.values.items()
                                                         if k in calc.defaults()}} for p in chosen},
-        "chart": None if calc.chart is None else vars(calc.chart),
+        "chart": None if calc.chart is None else {**vars(calc.chart), **_chart_labels(calc)},
     }
     out = ["## Calculator { #calculator data-search-exclude }", "",
            f'<form class="eqc-calc" data-calculator="{html.escape(json.dumps(config), quote=True)}" '
@@ -75,6 +75,15 @@ def render_calculator(card: Card, presets: Mapping[str, Preset]) -> list[str]:
         out.append("</ul></details>")
     out += ["</form>", ""]
     return out
+
+
+def _chart_labels(calc: Calculator) -> dict[str, str]:
+    """The chart's axis names as plain text (the SVG is drawn by the page's script)."""
+    assert calc.chart is not None
+    x = next(i for i in calc.inputs if i.name == calc.chart.x)
+    y = next(o for o in calc.outputs if o.name == calc.chart.output)
+    return {"xlabel": markup.plain(x.meaning) + (f" ({markup.plain(x.unit)})" if x.unit else ""),
+            "ylabel": markup.plain(y.meaning)}
 
 
 def _symbol(calc: Calculator, name: str) -> str:

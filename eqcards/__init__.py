@@ -2,7 +2,7 @@
 
 Each subpackage is a stage that cards pass through; a stage imports only from the stages below it
 (tests/test_architecture.py holds the package to LAYERS). From the bottom up:
-core -> cards -> snippets -> typeset | mutants -> pages -> live | browser | portability.
+core -> cards -> snippets -> typeset | mutants | calculators -> pages -> live | browser | portability.
 """
 
 __version__ = "0.1.0"
@@ -12,7 +12,9 @@ LAYERS = (
     ("core",),  # settings, errors, atomic writes
     ("cards",),  # card files loaded and validated
     ("snippets",),  # each card's snippet run, sandboxed and cached
-    ("typeset", "mutants"),  # formulas typeset to SVG; mutation testing of the snippets
+    # formulas typeset to SVG; mutation testing of the snippets; the calculators' expressions
+    # checked in QuickJS against the snippets' formulas
+    ("typeset", "mutants", "calculators"),
     ("pages",),  # every page of the site, and the build that makes them
     # `make serve`; the built site in a browser, for tests and the benchmark; every snippet
     # under other BLAS kernels (`make portability`)

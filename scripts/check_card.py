@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from eqcards.calculators.jscheck import check_card as check_calculator
 from eqcards.cards.load import parse_card
 from eqcards.core.config import Settings
 from eqcards.core.errors import CardError, CardErrors
@@ -28,7 +29,8 @@ def main() -> None:
     args = parser.parse_args()
     settings = Settings.for_project(ROOT)
     try:
-        cards = {c.id: c for c in CardSite.load(settings).cards}
+        site = CardSite.load(settings)
+        cards = {c.id: c for c in site.cards}
     except CardError as exc:
         sys.exit(str(exc))
     except CardErrors as exc:
@@ -40,16 +42,21 @@ def main() -> None:
         others = sorted({e.path.name for e in exc.errors})
         print(f"note: other cards have errors ({', '.join(others)}); checking yours alone")
         cards = {i: parse_card(settings.cards_dir / f"{i}.md") for i in args.ids}
+        site = None
     failed = False
     for card_id in args.ids:
         card = cards[card_id]
         result = run_snippet(SnippetJob(card.id, card.path, settings.snippets_dir / card.snippet,
                                         card.timeout), settings.snippets_dir)
         print(result.stdout, end="")
-        if result.ok:
+        problems = check_calculator(card, result, site.presets, settings.presets_file) if site else []
+        for problem in problems:
+            failed = True
+            print(problem, file=sys.stderr)
+        if result.ok and not problems:
             print(f"{card_id}: ok, {len(result.checks)} checks, {len(result.figures)} figures, "
                   f"{result.duration:.1f} s")
-        else:
+        elif not result.ok:
             failed = True
             print(result.describe_failure(ROOT), file=sys.stderr)
     if args.mutants and not failed:

@@ -70,3 +70,15 @@ for C in (1e20, 1e22, 1e24):
     ax.plot(n_opt, loss(n_opt, d_opt), "ko", ms=4)
 ax.set_ylim(1.8, 4.0)
 ax.legend()
+
+# The page's calculator is checked against loss and optimum on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): the loss at (N, D) and the optimum for the same C = 6 N D.
+import cardcalc  # noqa: E402
+
+
+def calculator_outputs(N, D):
+    n_opt, d_opt = optimum(6 * N * D)
+    return {"L": loss(N, D), "N_opt": n_opt, "D_opt": d_opt}
+
+
+cardcalc.table(calculator_outputs, cardcalc.grid(N=(1e6, 1e9, 70e9, 1e12), D=(1e6, 1e9, 1.4e12, 1e15)))

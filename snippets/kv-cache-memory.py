@@ -77,3 +77,11 @@ fig, ax = figure("KV cache of a 70B-class model (fp16, batch 1)", "context lengt
 for hk, name in [(64, "MHA, H_kv = 64"), (8, "GQA, H_kv = 8"), (1, "MQA, H_kv = 1")]:
     ax.plot(ctx, kv_cache_bytes(80, hk, 128, ctx, 1, 2) / 2**30, label=name)
 ax.legend()
+
+# The page's calculator is checked against kv_cache_bytes on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda L, h_kv, d_h, T, B, b: kv_cache_bytes(L, h_kv, d_h, T, B, b),
+               cardcalc.grid(L=(1, 32, 80), h_kv=(1, 8, 64), d_h=(64, 128), T=(1, 4096, 131072), B=(1, 16),
+                             b=(0.5, 1, 2, 4)))

@@ -79,3 +79,9 @@ for p in (4, 8, 16):
     ax.plot([4, 16, 64], sim, "ko", ms=3)
 ax.plot([], [], "ko", ms=3, label="simulated 1F1B")
 ax.legend()
+
+# The page's calculator is checked against bubble_fraction on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda p, m: bubble_fraction(p, m), cardcalc.grid(p=(1, 2, 4, 8, 64), m=(1, 3, 32, 1000)))

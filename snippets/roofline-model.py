@@ -95,3 +95,16 @@ for name, (M, N, K) in cases.items():
     x = gemm_intensity(M, N, K, 2)
     ax.plot([x], [roofline(x, peak, bw) / 1e12], "o", label=name)
 ax.legend(fontsize=7)
+
+# The page's calculator is checked against these functions on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows); the grid holds memory-bound and compute-bound GEMMs.
+import cardcalc  # noqa: E402
+
+
+def calculator_outputs(pi, beta, M, N, K, b):
+    intensity = gemm_intensity(M, N, K, b)
+    return {"I_gemm": intensity, "I_star": ridge_point(pi, beta), "P": float(roofline(intensity, pi, beta))}
+
+
+cardcalc.table(calculator_outputs, cardcalc.grid(pi=(312e12, 989e12), beta=(2.039e12, 3.35e12), M=(1, 16, 4096),
+                                                 N=(4096, 8192), K=(8192, 28672), b=(1, 2)))

@@ -58,3 +58,10 @@ fig, ax = figure("Speculative decoding: tokens per target call", "acceptance rat
 for g in (1, 2, 4, 8):
     ax.plot(a, expected_tokens(a, g), label=f"γ = {g}")
 ax.legend()
+
+# The page's calculator is checked against expected_tokens on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda alpha, gamma: float(expected_tokens(alpha, int(gamma))),
+               cardcalc.grid(alpha=(0.0, 0.3, 0.8, 0.99), gamma=(0, 1, 4, 16)))

@@ -81,3 +81,10 @@ check_close("GPT-3 175B: 6ND vs 3.14e23 FLOPs (Brown et al. 2020, Table D.1)",
 check_true("in PF-days (1 PF-day = 8.64e19 FLOPs) this is the reported ~3640",
            abs(training_flops(n_gpt3, 300e9) / 8.64e19 - 3640) < 20,
            f"{training_flops(n_gpt3, 300e9) / 8.64e19:.0f} PF-days")
+
+# The page's calculator is checked against these functions on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda N, D: {"C": training_flops(N, D), "C_fwd": forward_flops(N, D), "C_bwd": backward_flops(N, D)},
+               cardcalc.grid(N=(1, 124e6, 7e9, 174.6e9, 1e12), D=(1, 300e9, 2e12, 15e12)))

@@ -8,15 +8,15 @@ from cardplot import figure
 K = 12  # fp32 master weights + Adam m + Adam v, bytes per parameter
 
 
-def zero_bytes_per_gpu(n_params, n_d, stage):
+def zero_bytes_per_gpu(n_params, n_d, stage, k=K):
     """Model-state bytes on one data-parallel rank (fp16 weights/grads, Adam, ZeRO stage 0-3)."""
     if stage == 0:
-        return (2 + 2 + K) * n_params
+        return (2 + 2 + k) * n_params
     if stage == 1:                               # optimizer states partitioned
-        return (2 + 2) * n_params + K * n_params / n_d
+        return (2 + 2) * n_params + k * n_params / n_d
     if stage == 2:                               # + gradients partitioned
-        return 2 * n_params + (2 + K) * n_params / n_d
-    return (2 + 2 + K) * n_params / n_d          # stage 3: + parameters partitioned
+        return 2 * n_params + (2 + k) * n_params / n_d
+    return (2 + 2 + k) * n_params / n_d          # stage 3: + parameters partitioned
 # --- end formula ---
 
 
@@ -53,3 +53,10 @@ for s, lab in ((0, "plain DDP"), (1, "ZeRO-1 (optimizer)"), (2, "ZeRO-2 (+ gradi
     ax.loglog(nd, [zero_bytes_per_gpu(7.5e9, n, s) / 1e9 for n in nd], "o-", ms=3, label=lab)
 ax.axhline(80, ls=":", color="gray", label="80 GB device")
 ax.legend()
+
+# The page's calculator is checked against zero_bytes_per_gpu, stage by stage, on this grid (cardcalc;
+# the build runs the card's JavaScript on the same rows), K = 12 (Adam) and other optimizers' K.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda N, N_d, K: {f"M{stage}": zero_bytes_per_gpu(N, N_d, stage, K) for stage in range(4)},
+               cardcalc.grid(N=(1e6, 7.5e9, 1e12), N_d=(1, 8, 64, 1024), K=(4, 12, 16)))

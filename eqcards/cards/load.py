@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..core.errors import CardError, CardErrors
+from .calculator import parse_calculator
 from .frontmatter import parse_yaml, split_front_matter
 from .model import Card, CheatsheetEntry, Erratum, HistoryEntry, Mistake, Part, Source, Symbol, Topic
 from .schema import (
@@ -106,6 +107,7 @@ def parse_card(path: Path, text: str | None = None) -> Card:
         errata=errata,
         mistakes=mistakes,
         history=history,
+        calculator=parse_calculator(data["calculator"], c) if "calculator" in data else None,
         snippet=snippet,
         cheatsheet=CheatsheetEntry(c.text(sheet["label"], ("cheatsheet", "label")),
                                    _optional(c, sheet, ("cheatsheet",), "latex")),

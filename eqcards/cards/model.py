@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+from .calculator import Calculator
+
 
 @dataclass(frozen=True)
 class Symbol:
@@ -109,6 +111,7 @@ class Card:
     errata: list[Erratum] = field(default_factory=list)
     mistakes: list[Mistake] = field(default_factory=list)
     history: list[HistoryEntry] = field(default_factory=list)
+    calculator: Calculator | None = None
     lines: dict[tuple[str | int, ...], int] = field(default_factory=dict, repr=False)
 
     @property

@@ -52,6 +52,12 @@ CARD_FIELDS: tuple[Field, ...] = (
           "List of {note, where?}: a mistake common in secondary accounts of the formula (blog posts, "
           "library docs, lecture notes), what is right instead and why; `where` says where it is found. "
           "Shown with the card's errata as its common mistakes."),
+    Field("calculator", "calculator", False,
+          "{inputs, define?, outputs, presets?, chart?}: the calculator shown on the page. Inputs are "
+          "{name, symbol, meaning, unit, default, min, max, step?}; outputs {name, symbol, meaning, unit, "
+          "expr} with expr a JavaScript expression over the inputs and the `define` {name, expr} before "
+          "it; presets are ids from docs/presets.yml. The snippet records its formula on a grid with "
+          "cardcalc.table, and the build checks the expressions against it."),
     Field("timeout", "int", False, "Snippet timeout in seconds (default 30)."),
     Field("former_ids", "list[str]", False, "Ids this card was published under before."),
     Field("history", "history", False,

@@ -100,6 +100,11 @@ class Settings:
         """The quick numeric reference (rendered at /numbers/ and on the cheatsheet)."""
         return self.docs_dir / "numbers.yml"
 
+    @property
+    def presets_file(self) -> Path:
+        """Real models' and papers' values for the calculators, each with its source."""
+        return self.docs_dir / "presets.yml"
+
     @classmethod
     def for_project(cls, root: Path, docs_dir: Path | None = None) -> Settings:
         root = root.resolve()

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from urllib.parse import quote, urlencode
 
+from ..cards.calculator import Preset
 from ..cards.model import Card, Source, Topic
 from ..mutants.mutation_ledger import MeasuredScore
 from ..snippets.jobs import SnippetResult
 from . import markup
+from .calculator_html import render_calculator
 
 # The repository's issue form for card problems (.github/ISSUE_TEMPLATE/); the report link fills in
 # its field `card`.
@@ -129,7 +133,8 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
                 backlinks: list[str], cite_box: str = "",
                 neighbours: tuple[Card | None, Card | None] = (None, None),
                 repo_url: str | None = None, mutation: MeasuredScore | None = None,
-                examples: list[tuple[str, str]] = (), history: list[str] = ()) -> str:
+                examples: list[tuple[str, str]] = (), history: list[str] = (),
+                presets: Mapping[str, Preset] = MappingProxyType({})) -> str:
     """The whole page, identical in structure for every card. `examples`: (title, slug) of the
     worked examples that use the card; `history`: its History section (eqcards.pages.changelog)."""
     # The lead summary goes through the same renderer as every other card text (md_in_html: the
@@ -148,6 +153,7 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     out += [f"| {markup.inline_math(s.symbol)} | {markup.cell(s.meaning)} |" for s in card.symbols]
     if meta:
         out += ["", '<div class="eqc-meta" markdown>', "", " · ".join(meta), "", "</div>", ""]
+    out += ["", *render_calculator(card, presets)]
     out += ["", card.body.strip(), "", render_verification(card, result, snippet_source, repo_url, mutation)]
     out += ["## Sources", ""]
     out += [f"{i}. {render_source(s)}" for i, s in enumerate(card.sources, start=1)]

@@ -6,13 +6,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..calculators.jscheck import calculator_problems
+from ..cards.calculator import Preset, load_presets, preset_problems
 from ..cards.load import load_cards, load_parts
 from ..cards.model import Card, Part, Topic
 from ..cards.reading_order import in_reading_order, reading_order_problems
 from ..cards.releases import CardRecord, ReleaseBook, load_releases, release_problems
 from ..cards.seeds import read_index, read_keys
 from ..core.config import Settings
-from ..core.errors import CardErrors
+from ..core.errors import CardError, CardErrors
 from ..mutants.mutation_ledger import LEDGER_NAME, MeasuredScore, measured, read_ledger
 from ..snippets.cache import ResultCache
 from ..snippets.jobs import SnippetJob
@@ -55,6 +57,7 @@ class CardSite:
     math: MathRenderer | None = None
     examples: ExampleSet | None = None
     releases: ReleaseBook = field(default_factory=lambda: ReleaseBook([], {}))
+    presets: dict[str, Preset] = field(default_factory=dict)  # docs/presets.yml, for the calculators
     _by_id: dict[str, Card] = field(default_factory=dict)
     _mutation: dict[str, MeasuredScore | None] | None = None
 
@@ -79,8 +82,12 @@ class CardSite:
         numbers = (load_numbers(settings.numbers_file, seeds, {c.id for c in cards}, settings.snippets_dir)
                    if settings.numbers_file.is_file() else [])
         examples = ExampleSet.load(settings, {c.id for c in cards})
+        presets = load_presets(settings.presets_file)
+        calculators = {c.id: (c.path, c.calculator) for c in cards if c.calculator is not None}
+        if errors := preset_problems(presets, calculators, settings.presets_file):
+            raise CardErrors(errors)
         return cls(settings, parts, topics, cards, numbers=numbers, math=math, examples=examples,
-                   releases=releases, _by_id={c.id: c for c in cards})
+                   releases=releases, presets=presets, _by_id={c.id: c for c in cards})
 
     def typeset(self, page_html: str) -> str:
         """Every formula of a rendered page as build-time SVG (raises LatexError)."""
@@ -113,6 +120,11 @@ class CardSite:
         self.report = run_snippets(self.jobs(), self.settings.snippets_dir, cache, self.settings.workers,
                                    check_determinism=self.settings.check_determinism)
         return self.report
+
+    def calculator_problems(self) -> list[CardError]:
+        """Each calculator whose expressions disagree with its snippet's run (eqcards.calculators)."""
+        return calculator_problems(self.cards, self.report.results if self.report else {}, self.presets,
+                                   self.settings.presets_file)
 
     def nav(self) -> list:
         """MkDocs-style nav: home, cheatsheet, numbers, each part with its topic pages, worked
@@ -211,7 +223,8 @@ class CardSite:
         page = render_card(card, topic, self._by_id, result, source, backlinks, cite,
                            neighbours, repo_url=self.repo_url, mutation=self.mutation_scores()[card.id],
                            examples=[(e.title, e.slug) for e in examples],
-                           history=render_card_history(card, record) if record else [])
+                           history=render_card_history(card, record) if record else [],
+                           presets=self.presets)
         return card_breadcrumb(card, topic, self.part(topic)) + "\n\n" + page
 
     def tag_links(self, card_id: str) -> list[tuple[str, str]]:

@@ -27,6 +27,8 @@ class SnippetResult:
     error: str | None = None
     line: int | None = None
     traceback: str = ""
+    # The snippet's formula on its calculator's grid: [{"in": {...}, "out": {...}}] (cardcalc.table).
+    table: list[dict[str, dict[str, float]]] = field(default_factory=list)
 
     def describe_failure(self, root: Path | None = None) -> str:
         """One error naming the card file and the snippet line, then the snippet's traceback."""
@@ -38,7 +40,7 @@ class SnippetResult:
 
     def payload(self) -> dict[str, Any]:
         return {"stdout": self.stdout, "checks": self.checks, "figures": self.figures,
-                "duration": self.duration}
+                "duration": self.duration, "table": self.table}
 
 
 def _relative(path: Path, root: Path | None) -> str:

@@ -122,6 +122,7 @@ def run_snippet(job: SnippetJob, snippets_dir: Path, server: ForkServer | None =
             data = json.loads(result_path.read_text(encoding="utf-8"))
             return verdict(SnippetResult(job, ok=data.get("ok") is True, stdout=data.get("stdout", ""),
                                          checks=data.get("checks", []), figures=data.get("figures", []),
+                                         table=data.get("table", []),
                                          duration=duration, error=data.get("error"),
                                          line=data.get("line"), traceback=data.get("traceback", "")))
         hang = result_path.with_suffix(".hang")

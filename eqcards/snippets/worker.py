@@ -112,6 +112,8 @@ def run(snippet: Path, snippets_dir: Path, timeout: float, hang_report: Path) ->
             faulthandler.cancel_dump_traceback_later()
     checks = getattr(sys.modules.get("cardcheck"), "RESULTS", [])
     result["checks"] = list(checks)
+    # The calculator's grid (snippets/lib/cardcalc.py), for the build to check the page's expressions.
+    result["table"] = list(getattr(sys.modules.get("cardcalc"), "TABLE", []))
     result["stdout"] = output.text()
     if "error" not in result:
         if (problem := unverified(result["checks"])) is not None:

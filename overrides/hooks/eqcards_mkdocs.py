@@ -66,6 +66,9 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
                         if not r.job.card_id.startswith("example:")]
             problems += examples.failures(report) if examples else []
             raise PluginError("\n\n".join(problems))
+        if problems := _site.calculator_problems():
+            raise PluginError("calculators that disagree with their snippets:\n"
+                              + "\n".join(str(e) for e in problems))
     generated = {**_site.generated_pages(), **_site.figures(), **_site.redirects(), **_site.notebooks()}
     if examples:
         generated.update(examples.downloads(_site.report, config.site_url or ""))

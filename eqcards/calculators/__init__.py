@@ -1,0 +1,1 @@
+"""Calculators: each cards JavaScript expressions checked against its snippets formula."""

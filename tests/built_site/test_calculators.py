@@ -1,0 +1,69 @@
+"""Card calculators in the browser: presets through the URL reproduce their sources' figures, the
+inputs live in the address, the result is in data-value and announced, and it fits a phone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_fixtures import Visit, base_url, browser, visit  # noqa: F401
+from conftest import ROOT
+from playwright.sync_api import Browser
+
+from eqcards.cards.calculator import load_presets
+
+PRESETS = load_presets(ROOT / "docs" / "presets.yml")
+# One visit per card and preset: every figure its source publishes for that card is read there.
+PUBLISHED = sorted({(fig.card, p.id) for p in PRESETS.values() for fig in p.published})
+
+
+def test_presets_are_published() -> None:
+    assert ("decoder-parameter-count", "llama-2-70b") in PUBLISHED and ("zero3-memory", "zero-7-5b") in PUBLISHED
+
+
+@pytest.mark.parametrize(("card", "preset"), PUBLISHED)
+def test_a_preset_in_the_url_reproduces_its_published_figures(visit: Visit, base_url: str, card: str,  # noqa: F811
+                                                              preset: str) -> None:
+    page = visit.open(f"{base_url}/cards/{card}/?preset={preset}")
+    assert page.locator("select[name=preset]").input_value() == preset
+    for fig in (f for f in PRESETS[preset].published if f.card == card):
+        value = page.locator(f"#calc-out-{fig.output}").get_attribute("data-value")
+        assert value and fig.matches(float(value)), f"{card} {fig.output} = {value}; {fig.where} prints {fig.value}"
+    assert visit.outside == [] and visit.failed == []
+
+
+def test_a_calculator_on_a_phone(browser: Browser, base_url: str) -> None:  # noqa: F811
+    """KV-cache memory at 390 px: URL state in and out, data-value, labels, live region, chart."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = Visit(context.new_page(), base_url).open(f"{base_url}/cards/kv-cache-memory/?preset=llama-2-70b&T=4096")
+    out = page.locator("#calc-out-M")
+    # Llama 2 70B: 2 x 80 layers x 8 KV heads x 128 x 4096 tokens x 1 sequence x 2 bytes = 1.25 GiB.
+    assert out.get_attribute("data-value") == str(2 * 80 * 8 * 128 * 4096 * 2)
+    assert "1.25 GiB" in out.inner_text()
+    assert page.locator("#calc-in-T").input_value() == "4096"
+    assert page.locator("#calc-in-L").input_value() == "80"
+    # Every input has a label naming its symbol and meaning; the results are announced politely.
+    for field in page.locator("form.eqc-calc input").all():
+        label = page.locator(f"label[for='{field.get_attribute('id')}']")
+        assert label.count() == 1 and label.inner_text().strip(), field.get_attribute("id")
+        assert label.locator("[role=img][aria-label]").count() == 1
+    assert page.locator(".eqc-calc-results").get_attribute("aria-live") == "polite"
+    # Typing updates the value and the address; that address, opened afresh, gives the same value.
+    page.locator("#calc-in-B").fill("8")
+    assert out.get_attribute("data-value") == str(2 * 80 * 8 * 128 * 4096 * 2 * 8)
+    assert "preset=llama-2-70b" in page.url and "T=4096" in page.url and "B=8" in page.url
+    shared = page.url
+    # An empty field is flagged and the result says so, rather than showing a stale number.
+    page.locator("#calc-in-B").fill("")
+    assert out.get_attribute("data-value") == "" and page.locator("#calc-in-B").get_attribute("aria-invalid") == "true"
+    assert page.locator("#calc-chart svg path.eqc-calc-line").count() == 1
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.goto(shared)
+    assert page.locator("#calc-out-M").get_attribute("data-value") == str(2 * 80 * 8 * 128 * 4096 * 2 * 8)
+    context.close()
+
+
+def test_no_calculator_without_a_block(built_site: Path) -> None:
+    """A card without a calculator block gets no calculator section (and the script does nothing)."""
+    html = (built_site / "cards" / "kl-divergence" / "index.html").read_text(encoding="utf-8")
+    assert "eqc-calc" not in html and "calculator.js" in html

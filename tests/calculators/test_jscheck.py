@@ -1,0 +1,120 @@
+"""The build-time check of calculators: the card's JavaScript, run in QuickJS, against the snippet's
+formula on the grid the snippet records (a real snippet run through the runner)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, card_markdown, job
+
+from eqcards.calculators.jscheck import check_card, instrument
+from eqcards.cards.calculator import load_presets
+from eqcards.cards.load import parse_card
+from eqcards.core.errors import CardError
+from eqcards.snippets.runner import run_snippet
+
+SNIPPET = '''from cardcheck import check_true
+import cardcalc
+
+def bubble(p, m):
+    return (p - 1) / (m + p - 1)
+
+def capped(p, m):
+    return min(p, m) if p > 2 else 0.0
+
+check_true("an empty pipeline has no bubble", bubble(1, 8) == 0, "0")
+cardcalc.table(lambda p, m: {"f": bubble(p, m), "c": capped(p, m)}, cardcalc.grid(p=GRID_P, m=(1, 4, 32)))
+'''
+
+
+def calculator(f: str = "(p - 1) / (m + p - 1)", c: str = "p > 2 ? Math.min(p, m) : 0", presets=None) -> dict:
+    block = {"inputs": [{"name": n, "symbol": n, "meaning": n, "unit": "", "default": 4, "min": 1, "max": 100,
+                         "step": 1} for n in ("p", "m")],
+             "outputs": [{"name": "f", "symbol": "f", "meaning": "bubble", "unit": "fraction", "expr": f},
+                         {"name": "c", "symbol": "c", "meaning": "capped", "unit": "count", "expr": c}]}
+    if presets:
+        block["presets"] = presets
+    return block
+
+
+@pytest.fixture
+def run(snippets: Path, tmp_path: Path):
+    shutil.copy(ROOT / "snippets" / "lib" / "cardcalc.py", snippets / "lib" / "cardcalc.py")
+    cards = tmp_path / "cards"
+    cards.mkdir()
+
+    def check(block: dict, grid_p: str = "(1, 2, 3, 8)", presets: Path | None = None) -> list[CardError]:
+        path = cards / "toy-entropy.md"
+        path.write_text(card_markdown(calculator=block), encoding="utf-8")
+        card = parse_card(path)
+        result = run_snippet(job(snippets, "toy-entropy", SNIPPET.replace("GRID_P", grid_p)), snippets)
+        assert result.ok, result.error
+        chosen = load_presets(presets) if presets else {}
+        return check_card(card, result, chosen, presets or tmp_path / "presets.yml")
+
+    return check
+
+
+def line_of(path: Path, text: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), start=1) if text in line)
+
+
+def test_a_right_calculator_passes(run) -> None:
+    assert run(calculator()) == []
+
+
+def test_a_wrong_expression_fails_naming_the_file_and_its_line(run, tmp_path: Path) -> None:
+    errors = run(calculator(f="(p - 1) / (m + p)"))
+    assert len(errors) == 1
+    path = tmp_path / "cards" / "toy-entropy.md"
+    assert errors[0].path == path
+    assert errors[0].line == line_of(path, "(p - 1) / (m + p)")
+    assert "calculator output f" in errors[0].message and "snippet's formula gives" in errors[0].message
+
+
+def test_a_wrong_branch_fails(run) -> None:
+    errors = run(calculator(c="p > 2 ? Math.max(p, m) : 0"))
+    assert [e.message.split(" =")[0] for e in errors] == ["calculator output c"]
+
+
+def test_a_branch_the_grid_never_takes_fails(run) -> None:
+    # With p > 2 on every row, the false side of the condition is never compared with the snippet.
+    errors = run(calculator(), grid_p="(3, 8)")
+    assert len(errors) == 1 and "the condition p > 2" in errors[0].message and "false" in errors[0].message
+
+
+def test_an_input_that_never_varies_fails(run) -> None:
+    errors = run(calculator(), grid_p="(3,)")
+    assert any("input p takes one value" in e.message for e in errors)
+
+
+def test_a_published_figure_is_recomputed(run, tmp_path: Path) -> None:
+    presets = tmp_path / "presets.yml"
+    text = ('- id: toy\n  title: Toy\n  source: {title: T, url: "https://example.org", locator: Fig. 1}\n'
+            "  values: {p: 4, m: 12}\n  published:\n"
+            "    - {card: toy-entropy, output: f, value: 0.2, digits: 2, where: Fig. 1}\n")
+    presets.write_text(text, encoding="utf-8")
+    assert run(calculator(presets=["toy"]), presets=presets) == []  # 3 / 15 = 0.20
+    presets.write_text(text.replace("value: 0.2,", "value: 0.25,"), encoding="utf-8")
+    errors = run(calculator(presets=["toy"]), presets=presets)
+    assert len(errors) == 1 and errors[0].path == presets and errors[0].line == 6
+    assert "prints 0.25" in errors[0].message
+
+
+def test_an_expression_naming_something_else_is_refused_at_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "toy-entropy.md"
+    path.write_text(card_markdown(calculator=calculator(f="fetch(p)")), encoding="utf-8")
+    with pytest.raises(CardError) as caught:
+        parse_card(path)
+    assert caught.value.line == line_of(path, "fetch(p)") and "'fetch' is not an input" in caught.value.message
+    path.write_text(card_markdown(calculator=calculator(f="p = 3")), encoding="utf-8")
+    with pytest.raises(CardError, match="assigns"):
+        parse_card(path)
+
+
+def test_instrumenting_keeps_the_value_and_marks_each_branch_point() -> None:
+    text, sites = instrument("a > 1 ? Math.min(a, (b ? 2 : 3)) : c", 0)
+    assert [s[1] for s in sites] == ["the condition a > 1", "Math.min(...)", "the condition b"]
+    assert text == '__br(0, a > 1 )? __pick(1, "min", a, (__br(2, b )? 2 : 3)) : c'

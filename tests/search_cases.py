@@ -316,6 +316,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("dynamically allocating compute", "mixture-of-depths"),
     ("Gated DeltaNet", "gated-delta-rule"),
     ("gated delta networks", "gated-delta-rule"),
+    # issue #30, retrieval, agent and evaluation cards (branch cards-eval)
+    ("Matryoshka", "matryoshka-embeddings"),
+    ("Matryoshka representation learning", "matryoshka-embeddings"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

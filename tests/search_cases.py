@@ -319,6 +319,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # issue #30, retrieval, agent and evaluation cards (branch cards-eval)
     ("Matryoshka", "matryoshka-embeddings"),
     ("Matryoshka representation learning", "matryoshka-embeddings"),
+    ("binary quantization", "embedding-quantization"),
+    ("efficient passage retrieval with hashing", "embedding-quantization"),
+    ("int8 embeddings", "embedding-quantization"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -322,6 +322,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("binary quantization", "embedding-quantization"),
     ("efficient passage retrieval with hashing", "embedding-quantization"),
     ("int8 embeddings", "embedding-quantization"),
+    ("late chunking", "late-chunking"),
+    ("contextual chunk embeddings", "late-chunking"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -324,6 +324,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("int8 embeddings", "embedding-quantization"),
     ("late chunking", "late-chunking"),
     ("contextual chunk embeddings", "late-chunking"),
+    ("ColBERTv2", "colbertv2-residual-compression"),
+    ("lightweight late interaction", "colbertv2-residual-compression"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

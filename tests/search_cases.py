@@ -326,6 +326,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("contextual chunk embeddings", "late-chunking"),
     ("ColBERTv2", "colbertv2-residual-compression"),
     ("lightweight late interaction", "colbertv2-residual-compression"),
+    ("pass^k", "pass-hat-k"),
+    ("tool-agent-user interaction", "pass-hat-k"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

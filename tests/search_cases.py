@@ -335,6 +335,18 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("muP", "mup"),
     ("maximal update parametrization", "mup"),
     ("zero-shot hyperparameter transfer", "mup"),
+    # issue #30, retrieval, agent and evaluation cards (branch cards-eval)
+    ("Matryoshka", "matryoshka-embeddings"),
+    ("Matryoshka representation learning", "matryoshka-embeddings"),
+    ("binary quantization", "embedding-quantization"),
+    ("efficient passage retrieval with hashing", "embedding-quantization"),
+    ("int8 embeddings", "embedding-quantization"),
+    ("late chunking", "late-chunking"),
+    ("contextual chunk embeddings", "late-chunking"),
+    ("ColBERTv2", "colbertv2-residual-compression"),
+    ("lightweight late interaction", "colbertv2-residual-compression"),
+    ("pass^k", "pass-hat-k"),
+    ("tool-agent-user interaction", "pass-hat-k"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -21,7 +21,7 @@ from eqcards.cards.seeds import read_index
 pytestmark = pytest.mark.browser
 
 CARDS_PER_PAGE = 36  # the budget: a printed page must carry this many cards on average
-COLUMNS = 5  # the printed layout's column count (docs/stylesheets/cards.css)
+COLUMNS = 5  # the printed layout's column count (docs/stylesheets/cheatsheet.css)
 PARTS = load_parts(ROOT / "docs" / "topics.yml")
 TOPICS = [t for part in PARTS for t in part.topics]
 CARDS = load_cards(ROOT / "docs" / "cards", TOPICS, read_index(ROOT / "seeds" / "entries.txt"),

@@ -91,12 +91,16 @@ def css_string(value: str) -> str:
     return '"' + re.sub(r"[\n\r\f]", " ", escaped) + '"'
 
 
+# Printed page margins in mm (top, left and right, bottom): the top and bottom ones hold the imprint.
+PAGE_MARGINS_MM = (11, 8, 9)
+
+
 def print_style(title: str, imprint: Imprint | None, path: str) -> str:
     """The page's print layout: A4 landscape (only the cheatsheet pages print so, so it is declared
     on them alone), and in the margin of every printed page what it is and where it comes from.
     Without a public address the address is the one the page is read at
     (docs/javascripts/cheatsheet.js writes it)."""
-    rules = ["size: A4 landscape;", "margin: 11mm 8mm 9mm;"]
+    rules = ["size: A4 landscape;", "margin: {}mm {}mm {}mm;".format(*PAGE_MARGINS_MM)]
     if imprint is not None:
         address = imprint.address(path)
         boxes = {"top-left": f"{imprint.site_name} · {title}", "top-right": imprint.version(),
@@ -106,14 +110,17 @@ def print_style(title: str, imprint: Imprint | None, path: str) -> str:
     return f"<style>@page {{ {' '.join(rules)} }}</style>"
 
 
-def _page(title: str, lead: str, body: list[str], imprint: Imprint | None, path: str) -> str:
+def _page(title: str, lead: str, body: list[str], imprint: Imprint | None, path: str,
+          single_topic: bool = False) -> str:
     # Every formula here is on its card too; search should lead to the card.
     address = "" if imprint is None or imprint.site_url else " data-print-address"
+    # One topic fills a page at most: it prints larger, in two columns (docs/stylesheets/cheatsheet.css).
+    kind = " eqc-sheet-single" if single_topic else ""
     return "\n".join(["---", f"title: {title!r}", "search:", "  exclude: true", "---", "",
                       print_style(markup.plain(title), imprint, path), "",
                       f"# {markup.text_with_math(title)}", "",
                       f'<p class="eqc-lead">{lead} <a class="eqc-print" href="javascript:window.print()">'
-                      "Print</a></p>", "", f'<div class="eqc-cheatsheet"{address} markdown>', "", *body,
+                      "Print</a></p>", "", f'<div class="eqc-cheatsheet{kind}"{address} markdown>', "", *body,
                       "</div>", ""])
 
 
@@ -141,4 +148,4 @@ def render_topic_cheatsheet(topic: Topic, cards: list[Card], imprint: Imprint | 
     members = dict(cards_by_topic(cards, [topic])).get(topic, [])
     body = render_topic_section(topic, members, "../cards/")
     return _page(f"Cheatsheet: {topic.title}", "One topic of the [cheatsheet](../cheatsheet.md).", body,
-                 imprint, f"cheatsheet/{topic.id}/")
+                 imprint, f"cheatsheet/{topic.id}/", single_topic=True)

@@ -53,8 +53,8 @@ def _heading(level: int, title: str, print_link: str | None, what: str) -> list[
     return [*out, "</div>", ""]
 
 
-def render_topic_section(topic: Topic, members: list[Card], link_prefix: str,
-                         print_link: str | None = None, level: int = 2, lead: list[str] | None = None) -> list[str]:
+def render_topic_section(topic: Topic, members: list[Card], link_prefix: str, print_link: str | None = None,
+                         level: int = 2, lead: list[str] | None = None) -> list[str]:
     """One topic: a heading and a row per card. Rows are blocks, not table rows, so the printed
     columns can move whole rows between them without cutting one. `lead` (a part's heading) opens
     the section, so that it is printed with the topic's heading and first row."""

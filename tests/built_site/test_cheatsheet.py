@@ -53,8 +53,9 @@ def test_cheatsheet_on_a_desktop(browser: Browser, base_url: str) -> None:
     page = open_cheatsheet(browser, base_url, 1280, phone=False)
     # Headings and their anchors are the topic's (or part's) name, and nothing else.
     found = page.evaluate("""() => [...document.querySelectorAll('.eqc-cheatsheet :is(h2, h3)')]
-        .map(h => ({id: h.id, text: [...h.childNodes].filter(n => !(n.classList
-                                       && n.classList.contains('headerlink'))).map(n => n.textContent).join('').trim()}))""")
+        .map(h => ({id: h.id, text: [...h.childNodes]
+            .filter(n => !(n.classList && n.classList.contains('headerlink')))
+            .map(n => n.textContent).join('').trim()}))""")
     titles = [t.title for t in USED_TOPICS] + [p.title for p in USED_PARTS]
     by_text = {h["text"]: h["id"] for h in found}
     assert not [h for h in found if "print" in h["text"].casefold() or "print" in h["id"]], found[:3]
@@ -68,9 +69,10 @@ def test_cheatsheet_on_a_desktop(browser: Browser, base_url: str) -> None:
         page.wait_for_function(f"() => location.hash === {link['href']!r}")
         page.wait_for_timeout(300)  # the smooth scroll, if any, and any layout after it
         landed = page.evaluate("""(id) => { const h = document.getElementById(id);
-            return {top: h.getBoundingClientRect().top, margin: parseFloat(getComputedStyle(h).scrollMarginTop)}; }""",
-                               link["href"][1:])
-        assert abs(landed["top"] - landed["margin"]) <= 2, f"{link}: heading at {landed['top']} px, not {landed['margin']}"
+            return {top: h.getBoundingClientRect().top,
+                    margin: parseFloat(getComputedStyle(h).scrollMarginTop)}; }""", link["href"][1:])
+        assert abs(landed["top"] - landed["margin"]) <= 2, \
+            f"{link}: heading at {landed['top']} px, not {landed['margin']}"
     # Every formula whole: beside its label where both fit, else on its own line at the row's width.
     rows = page.evaluate(ROWS)
     assert len(rows) >= len(CARDS)

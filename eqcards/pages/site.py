@@ -25,7 +25,7 @@ from ..typeset.mathsvg import MathRenderer, prerender, typeset_html
 from .breadcrumbs import card_breadcrumb
 from .card_index import render_card_index
 from .changelog import render_card_history, render_changelog, render_errata
-from .cheatsheet import render_cheatsheet, render_part_cheatsheet, render_topic_cheatsheet
+from .cheatsheet import Imprint, render_cheatsheet, render_part_cheatsheet, render_topic_cheatsheet
 from .citation import Edition, highwire_meta, redirect_page, render_cite_box
 from .example_site import ExampleSet
 from .export import cards_json
@@ -153,11 +153,21 @@ class CardSite:
         """A topic's cards in reading order, as on its page (eqcards.cards.reading_order)."""
         return in_reading_order(self.topic(topic_id), self.cards)
 
+    def imprint(self) -> Imprint | None:
+        """What the printed cheatsheets say they are; None before the build has named its edition."""
+        if self.edition is None:
+            return None
+        release = self.releases.current
+        return Imprint(self.edition.site_name, self.edition.date, release.version if release else None,
+                       release.date if release else None, self.edition.site_url)
+
     def generated_pages(self) -> dict[str, str]:
         """Markdown pages that exist only in the build, by their path under docs/."""
         numbers = render_numbers_section(self.numbers) if self.numbers else ""
         tags = tagged_cards(self.cards)
-        pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.parts, extra_sections=numbers),
+        imprint = self.imprint()
+        pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.parts, extra_sections=numbers,
+                                                    imprint=imprint),
                  "errata.md": render_errata(self.cards), "symbols.md": render_glossary(self.cards),
                  "changelog.md": render_changelog(self.releases, self.cards),
                  "cards/index.md": render_card_index(self.cards),
@@ -180,11 +190,11 @@ class CardSite:
         for part in self.parts:
             if any(t.id in used for t in part.topics):
                 pages[f"parts/{part.id}/index.md"] = render_part_page(part, self.cards)
-                pages[f"cheatsheet/{part.id}.md"] = render_part_cheatsheet(part, self.cards)
+                pages[f"cheatsheet/{part.id}.md"] = render_part_cheatsheet(part, self.cards, imprint)
         for topic in self.topics:
             if any(c.topic == topic.id for c in self.cards):  # as in nav(): no empty topic pages
                 pages[f"topics/{topic.id}.md"] = render_topic_page(topic, self.part(topic), self.cards)
-                pages[f"cheatsheet/{topic.id}.md"] = render_topic_cheatsheet(topic, self.cards)
+                pages[f"cheatsheet/{topic.id}.md"] = render_topic_cheatsheet(topic, self.cards, imprint)
         return pages
 
     def notebooks(self) -> dict[str, str]:

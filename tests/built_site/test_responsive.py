@@ -250,27 +250,6 @@ def test_every_card_shows_every_formula_at_every_width(browser: Browser, base_ur
     assert not shown_as_tex, f"{len(shown_as_tex)} places show TeX as text: {shown_as_tex[:15]}"
 
 
-def test_cheatsheet_stacks_label_over_formula_on_a_phone(browser: Browser, base_url: str) -> None:
-    for size, stacked in ((WIDTHS[0], True), (WIDTHS[2], True), (WIDTHS[4], False)):
-        page = new_page(browser, size)
-        page.goto(base_url + "cheatsheet/", wait_until="load")
-        rows = page.evaluate("""() => [...document.querySelectorAll('.eqc-sheet-row')].slice(0, 30)
-          .map(row => {
-            row.scrollIntoView();
-            const label = row.querySelector('.eqc-sheet-label').getBoundingClientRect();
-            const formula = row.querySelector('.eqc-sheet-formula').getBoundingClientRect();
-            return {below: formula.top >= label.bottom - 1, formulaWidth: formula.width,
-                    rowWidth: row.getBoundingClientRect().width}; })""")
-        page.context.close()
-        assert rows, "no cheatsheet rows"
-        if stacked:
-            assert all(r["below"] for r in rows), f"label beside formula at {size[0]}px"
-            assert all(r["formulaWidth"] >= 0.95 * r["rowWidth"] for r in rows), \
-                f"formulas do not get the full width at {size[0]}px"
-        else:
-            assert not any(r["below"] for r in rows), "on a desktop, label and formula sit side by side"
-
-
 def test_a_card_on_a_phone_shows_equation_summary_and_symbols_first(browser: Browser, base_url: str) -> None:
     page = new_page(browser, WIDTHS[2])
     page.goto(base_url + "cards/kl-divergence/", wait_until="load")

@@ -12,7 +12,7 @@ from eqcards.cards.load import parse_card
 from eqcards.cards.model import Part, Topic
 from eqcards.pages.card_index import letter, render_card_index, sort_key
 from eqcards.pages.changelog import render_errata
-from eqcards.pages.cheatsheet import render_cheatsheet
+from eqcards.pages.cheatsheet import Imprint, css_string, render_cheatsheet, render_topic_cheatsheet
 from eqcards.pages.export import cards_json
 from eqcards.pages.listings import render_part_page, render_topic_list, render_topic_page
 from eqcards.pages.provenance import render_about, render_corrections, render_coverage, seed_realizers
@@ -45,16 +45,39 @@ def cards(tmp_path: Path) -> list:
 def test_cheatsheet_groups_by_part_and_topic_order_and_sorts_rows(tmp_path: Path) -> None:
     page = render_cheatsheet(cards(tmp_path), PARTS)
     assert page.index("## Part one") < page.index("### First topic") < page.index("### Second topic")
+    # A heading is its title alone (so is its anchor); the print link sits beside it, outside it.
+    assert "\n## Part one\n" in page and "\n### First topic\n" in page
     assert '<a class="eqc-print-topic" href="one/">print this part</a>' in page
     assert '<a class="eqc-print-topic" href="first/">print this topic</a>' in page
     assert "Empty topic" not in page and "Part two" not in page
-    # The part's heading opens its first topic's section, so it prints at the top of that column.
+    # The part's heading opens its first topic's section, so that it prints with the topic's first row.
     first_section = page.index('<section class="eqc-sheet-topic"')
     assert first_section < page.index("## Part one") < page.index("### First topic")
     assert page.index("[Alpha](cards/alpha-card.md)") < page.index("[Zeta](cards/zeta-card.md)")
     assert r"$a\vert b$" in page  # a bare | would end the table cell
     assert "$H(P) = -\\sum_x P(x) \\log P(x)$" in page  # the equation when no short form is given
     assert "Beta &lt;script&gt;" in page and "<script>" not in page
+
+
+def test_every_printed_cheatsheet_page_says_what_and_whence_it_is(tmp_path: Path) -> None:
+    imprint = Imprint("Equation Cards", "2026-12-10", "1.0.0", "2026-12-02", "https://example.org/eq/")
+    page = render_topic_cheatsheet(TOPICS[1], cards(tmp_path), imprint)
+    style = page[page.index("<style>@page"):page.index("</style>")]
+    assert '@top-left { content: "Equation Cards · Cheatsheet: First topic"; }' in style
+    assert '@top-right { content: "release 1.0.0 of 2026-12-02, edition of 2026-12-10"; }' in style
+    assert '@bottom-left { content: "https://example.org/eq/cheatsheet/first/"; }' in style
+    assert 'counter(page) " of " counter(pages)' in style
+    assert "data-print-address" not in page  # the address is known: no script needs to fill it in
+    # With no public address, the page's own address is printed, filled in where it is read.
+    local = render_cheatsheet(cards(tmp_path), PARTS, imprint=Imprint("Equation Cards", "2026-12-02", "1.0.0",
+                                                                       "2026-12-02"))
+    assert "@bottom-left" not in local and "data-print-address" in local
+    assert '"release 1.0.0 of 2026-12-02"' in local
+    assert Imprint("S", "2026-12-02").version() == "edition of 2026-12-02"
+
+
+def test_css_string_cannot_end_its_string_or_the_style_element() -> None:
+    assert css_string('a "b" \\ </style>\n') == r'"a \"b\" \\ \3C /style> "'
 
 
 def test_topic_list_counts_cards_by_part(tmp_path: Path) -> None:

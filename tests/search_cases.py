@@ -316,6 +316,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("dynamically allocating compute", "mixture-of-depths"),
     ("Gated DeltaNet", "gated-delta-rule"),
     ("gated delta networks", "gated-delta-rule"),
+    # issue #30, scaling, inference, training-objective and numerics cards (branch cards-scale)
+    ("MTP", "multi-token-prediction"),
+    ("better faster large language models via multi-token prediction", "multi-token-prediction"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -319,6 +319,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # issue #30, scaling, inference, training-objective and numerics cards (branch cards-scale)
     ("MTP", "multi-token-prediction"),
     ("better faster large language models via multi-token prediction", "multi-token-prediction"),
+    ("Chinchilla replication", "chinchilla-replication-fit"),
+    ("chinchilla scaling a replication attempt", "chinchilla-replication-fit"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -321,6 +321,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("better faster large language models via multi-token prediction", "multi-token-prediction"),
     ("Chinchilla replication", "chinchilla-replication-fit"),
     ("chinchilla scaling a replication attempt", "chinchilla-replication-fit"),
+    ("Large Language Monkeys", "repeated-sampling-coverage"),
+    ("repeated sampling coverage", "repeated-sampling-coverage"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -323,6 +323,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("chinchilla scaling a replication attempt", "chinchilla-replication-fit"),
     ("Large Language Monkeys", "repeated-sampling-coverage"),
     ("repeated sampling coverage", "repeated-sampling-coverage"),
+    ("Medusa", "speculative-decoding-tree-acceptance"),
+    ("draft tree acceptance", "speculative-decoding-tree-acceptance"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

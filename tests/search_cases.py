@@ -325,6 +325,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("repeated sampling coverage", "repeated-sampling-coverage"),
     ("Medusa", "speculative-decoding-tree-acceptance"),
     ("draft tree acceptance", "speculative-decoding-tree-acceptance"),
+    ("E4M3", "fp8-scaling"),
+    ("FP8 formats for deep learning", "fp8-scaling"),
+    ("delayed scaling", "fp8-scaling"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -328,6 +328,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("E4M3", "fp8-scaling"),
     ("FP8 formats for deep learning", "fp8-scaling"),
     ("delayed scaling", "fp8-scaling"),
+    ("MXFP4", "mx-microscaling"),
+    ("microscaling data formats", "mx-microscaling"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

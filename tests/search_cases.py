@@ -347,6 +347,20 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("lightweight late interaction", "colbertv2-residual-compression"),
     ("pass^k", "pass-hat-k"),
     ("tool-agent-user interaction", "pass-hat-k"),
+    # issue #30, scaling, inference, training-objective and numerics cards (branch cards-scale)
+    ("MTP", "multi-token-prediction"),
+    ("better faster large language models via multi-token prediction", "multi-token-prediction"),
+    ("Chinchilla replication", "chinchilla-replication-fit"),
+    ("chinchilla scaling a replication attempt", "chinchilla-replication-fit"),
+    ("Large Language Monkeys", "repeated-sampling-coverage"),
+    ("repeated sampling coverage", "repeated-sampling-coverage"),
+    ("Medusa", "speculative-decoding-tree-acceptance"),
+    ("draft tree acceptance", "speculative-decoding-tree-acceptance"),
+    ("E4M3", "fp8-scaling"),
+    ("FP8 formats for deep learning", "fp8-scaling"),
+    ("delayed scaling", "fp8-scaling"),
+    ("MXFP4", "mx-microscaling"),
+    ("microscaling data formats", "mx-microscaling"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -8,6 +8,7 @@ folder) set as the runner sets them.
 
 from __future__ import annotations
 
+import base64
 import faulthandler
 import io
 import json
@@ -21,12 +22,13 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
-from ..core.config import helpers_dir
+from ..core.config import MAX_FIGURE_BYTES, helpers_dir
 from . import sandbox
 
 # Output beyond this is dropped with a note, so a runaway print cannot bloat a page or the cache.
 MAX_OUTPUT_CHARS = 100_000
 SVG_HASH_SALT = "equation-cards"  # matplotlib otherwise salts SVG ids randomly per run
+RASTER_DPI = 200  # a figure saved as an image: twice matplotlib's 100 pixels per inch, for sharp screens
 
 
 class CappedWriter(io.StringIO):
@@ -64,15 +66,39 @@ def _error(exc: BaseException, snippet: Path, snippets_dir: Path) -> dict[str, A
     return {"error": f"{type(exc).__name__}: {exc}".strip(), "line": line, "traceback": text}
 
 
+def _saved(figure: Any, number: int, format: str, **options: Any) -> bytes:
+    buffer = io.BytesIO()
+    try:
+        figure.savefig(buffer, format=format, **options)
+    except Exception as exc:
+        raise RuntimeError(f"figure {number} could not be saved as {format.upper()}: {exc}") from exc
+    return buffer.getvalue()
+
+
+def _as_image(figure: Any, number: int) -> str:
+    """The figure as a PNG (at twice the screen's pixels) inside an SVG of the same size, so the
+    page shows it and the dark theme inverts it as it does any other figure."""
+    png = _saved(figure, number, "png", dpi=RASTER_DPI, metadata={"Software": None})
+    width, height = (round(float(v) * 72, 3) for v in figure.get_size_inches())  # in pt, as an SVG
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}pt" height="{height}pt" '
+            f'viewBox="0 0 {width} {height}"><image width="{width}" height="{height}" '
+            f'href="data:image/png;base64,{base64.b64encode(png).decode()}"/></svg>\n')
+
+
 def _figures(plt: Any) -> list[str]:
+    """Every open figure as SVG text; one over MAX_FIGURE_BYTES drawn as an image instead.
+    Raises RuntimeError naming the figure when even the image is over the limit."""
     svgs = []
     for number in plt.get_fignums():
-        buffer = io.StringIO()
-        try:
-            plt.figure(number).savefig(buffer, format="svg", metadata={"Date": None})
-        except Exception as exc:
-            raise RuntimeError(f"figure {number} could not be saved as SVG: {exc}") from exc
-        svgs.append(buffer.getvalue())
+        figure = plt.figure(number)
+        svg = _saved(figure, number, "svg", metadata={"Date": None}).decode()
+        if len(svg.encode()) > MAX_FIGURE_BYTES:
+            svg = _as_image(figure, number)
+        if (size := len(svg.encode())) > MAX_FIGURE_BYTES:
+            raise RuntimeError(f"figure {number} is {size // 1000} KB even as a PNG, over the "
+                               f"{MAX_FIGURE_BYTES // 1000} KB limit for a figure: plot fewer points, "
+                               "or a smaller figure")
+        svgs.append(svg)
     return svgs
 
 

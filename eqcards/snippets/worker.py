@@ -78,7 +78,14 @@ def _saved(figure: Any, number: int, format: str, **options: Any) -> bytes:
 def _as_image(figure: Any, number: int) -> str:
     """The figure as a PNG (at twice the screen's pixels) inside an SVG of the same size, so the
     page shows it and the dark theme inverts it as it does any other figure."""
-    png = _saved(figure, number, "png", dpi=RASTER_DPI, metadata={"Software": None})
+    from PIL import Image  # matplotlib's own dependency
+
+    drawn = Image.open(io.BytesIO(_saved(figure, number, "png", dpi=RASTER_DPI))).convert("RGB")
+    # 256 colours (no dithering) hold a plot's few inks and their anti-aliased edges; the file
+    # is a third of the full-colour one (reverse-time-sde: 135 KB instead of 370 KB).
+    buffer = io.BytesIO()
+    drawn.quantize(256, Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(buffer, "png", optimize=True)
+    png = buffer.getvalue()
     width, height = (round(float(v) * 72, 3) for v in figure.get_size_inches())  # in pt, as an SVG
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}pt" height="{height}pt" '
             f'viewBox="0 0 {width} {height}"><image width="{width}" height="{height}" '

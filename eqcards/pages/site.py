@@ -28,7 +28,6 @@ from .listings import (
     Realizers,
     render_coverage,
     render_errata,
-    render_glossary,
     render_home,
     render_part_page,
     render_topic_page,
@@ -37,6 +36,7 @@ from .listings import (
 from .numbers import NumberEntry, load_numbers, render_numbers_page, render_numbers_section
 from .render import figure_uri, render_card
 from .search import rewrite_index
+from .symbols import render_symbols
 
 
 @dataclass
@@ -135,7 +135,7 @@ class CardSite:
         """Markdown pages that exist only in the build, by their path under docs/."""
         numbers = render_numbers_section(self.numbers) if self.numbers else ""
         pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.parts, extra_sections=numbers),
-                 "errata.md": render_errata(self.cards), "symbols.md": render_glossary(self.cards),
+                 "errata.md": render_errata(self.cards), "symbols.md": render_symbols(self.cards),
                  "changelog.md": render_changelog(self.releases, self.cards),
                  "coverage.md": render_coverage(self.realizers(), self.seed_keys(), self.topics)}
         if self.numbers:

@@ -73,7 +73,8 @@ def classify(latex: str) -> tuple[str, str, tuple] | None:
     """(the symbol it is a form of, its group, its order in the group), or None when it is a
     number or starts with one. The symbol is the first letter written, in its style, without decorations."""
     tokens = TOKEN.findall(latex)
-    if not any(t.isalpha() or (t.startswith("\\") and t[1:].isalpha()) for t in tokens):
+    if any(t.isdigit() for t in tokens) and not any(t.isalpha() or (t.startswith("\\") and t[1:].isalpha())
+                                                     for t in tokens):
         return None  # digits and punctuation only: a number, not notation
     style = ""
     for position, token in enumerate(tokens):
@@ -174,7 +175,8 @@ def render_symbols(cards: list[Card]) -> str:
     bar = "".join(f'<a href="#sym-{g}" title="{html.escape(group_label(g))}">'
                   f'{"Other" if g == OTHER else group_label(g).split()[0]}</a>' for g in groups)
     sections = "".join(
-        f'<section class="eqs-group" aria-labelledby="sym-{g}"><h2 id="sym-{g}">{html.escape(group_label(g))}</h2>'
+        f'<section class="eqs-group" aria-labelledby="sym-{g}">'
+        f'<h2 id="sym-{g}">{html.escape(group_label(g))}</h2>'
         + '<dl class="eqs-list">' + "".join(_entry(s) for s in members) + "</dl></section>"
         for g, members in groups.items())
     filter_box = ('<div class="eqs-filter" hidden><label for="eqs-filter">Filter symbols</label>'

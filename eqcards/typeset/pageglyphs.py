@@ -36,7 +36,8 @@ JOIN_SCRIPT = ('<script class="eqc-outlines">(function (outlines) {{'
                'var paths = document.querySelectorAll("path[data-g]");'
                'for (var i = 0; i < paths.length; i++) {{'
                'var at = paths[i].getAttribute("data-g").split(" "), d = "";'
-               'for (var j = 0; j < at.length; j += 3) d += "M" + at[j] + " " + at[j + 1] + outlines[at[j + 2]];'
+               'for (var j = 0; j < at.length; j += 3)'
+               ' d += "M" + at[j] + " " + at[j + 1] + outlines[at[j + 2]];'
                'paths[i].setAttribute("d", d); paths[i].removeAttribute("data-g");'
                '}}}})({});</script>')
 # MathJax's own glyph definitions, in a formula svgflat left as MathJax drew it.

@@ -19,15 +19,18 @@ PAGES = ["cheatsheet/", "cards/decoder-parameter-count/", "cards/ragas-faithfuln
 DRAWN = """() => [...document.querySelectorAll('.eqc-math > svg')].map(svg => {
     const paths = [...svg.querySelectorAll('path')];
     const box = svg.getBoundingClientRect();
-    return {tex: svg.parentElement.dataset.tex.slice(0, 50), waiting: paths.some(p => p.hasAttribute('data-g')),
+    return {tex: svg.parentElement.dataset.tex.slice(0, 50),
+            waiting: paths.some(p => p.hasAttribute('data-g')),
             drawn: paths.length > 0 && paths.every(p => (p.getAttribute('d') || '').startsWith('M')),
             ink: Math.max(0, ...paths.map(p => p.getBBox().width)), width: box.width,
             fill: getComputedStyle(paths[0] || svg).fill, color: getComputedStyle(svg).color}; })"""
-COPY = """(math) => { const range = document.createRange(); range.selectNode(math);
+# Selects a formula's whole block (or inline span), as a reader's drag would, and copies it.
+COPY = """(math) => { const range = document.createRange(); range.selectNode(math.closest('.arithmatex'));
     const selection = getSelection(); selection.removeAllRanges(); selection.addRange(range);
     const data = new DataTransfer();
-    document.dispatchEvent(new ClipboardEvent('copy', {clipboardData: data, bubbles: true, cancelable: true}));
-    return [data.getData('text/plain'), math.dataset.tex]; }"""
+    document.dispatchEvent(new ClipboardEvent('copy',
+        {clipboardData: data, bubbles: true, cancelable: true}));
+    return [data.getData('text/plain'), math.dataset.tex, math.closest('div.arithmatex') !== null]; }"""
 
 
 def test_cheatsheet_html_is_light_and_no_figure_is_over_the_limit(built_site: Path) -> None:
@@ -40,7 +43,8 @@ def test_cheatsheet_html_is_light_and_no_figure_is_over_the_limit(built_site: Pa
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_formulas_are_drawn_in_the_text_colour_and_copy_as_tex(browser: Browser, base_url: str, scheme: str) -> None:
+def test_formulas_are_drawn_in_the_text_colour_and_copy_as_tex(browser: Browser, base_url: str,
+                                                                scheme: str) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
     page = context.new_page()
     visit = Visit(page, base_url)
@@ -51,8 +55,8 @@ def test_formulas_are_drawn_in_the_text_colour_and_copy_as_tex(browser: Browser,
         assert [f["tex"] for f in formulas if f["waiting"] or not f["drawn"]] == [], path
         assert [f["tex"] for f in formulas if f["width"] > 0 and f["ink"] <= 0] == [], path
         assert all(f["fill"] == f["color"] for f in formulas), (path, formulas[0])
-        copied, tex = page.locator("div.arithmatex .eqc-math").first.evaluate(COPY)
-        assert copied == f"$${tex}$$", path
+        copied, tex, display = page.locator(".eqc-math").first.evaluate(COPY)
+        assert copied == (f"$${tex}$$" if display else f"${tex}$"), path
     visit.open(base_url + "cards/pq-asymmetric-distance/")
     figure = page.locator("img.eqc-figure").first
     figure.scroll_into_view_if_needed()

@@ -138,4 +138,5 @@ def test_a_bar_in_a_table_cell_stays_a_bar_in_prose_and_in_math() -> None:
 
     assert cell("absolute value $|w|$ of a|b") == r"absolute value $\vert w\vert$ of a\|b"
     assert cell(r"norm $\|x\|_2$") == r"norm $\Vert x\Vert_2$"
-    assert cell(r"grid step $\max|w| / 2^{N-1}$, prose a|b") == r"grid step $\max\vert w\vert / 2^{N-1}$, prose a\|b"
+    assert (cell(r"grid step $\max|w| / 2^{N-1}$, prose a|b")
+            == r"grid step $\max\vert w\vert / 2^{N-1}$, prose a\|b")

@@ -17,8 +17,9 @@ from eqcards.pages.symbols import OTHER, classify, collect, render_symbols
     (r"\mathbf{x}", r"\mathbf{x}", "X"), (r"\mathcal{L}(\theta)", r"\mathcal{L}", "L"),
     (r"\operatorname{softmax}(z)", r"\mathrm{softmax}", "S"), (r"\mathrm{KL}", r"\mathrm{KL}", "K"),
     (r"\log p_\theta(x)", r"\log", "L"), (r"\ell_i", r"\ell", "L"),
-    (r"\sigma^2", r"\sigma", "sigma"), (r"\Sigma", r"\Sigma", "sigma"), (r"\varepsilon", r"\varepsilon", "epsilon"),
-    (r"\nabla_\theta J", r"\nabla", OTHER), (r"\mathbf{1}[x > 0]", r"\mathbf{1}", OTHER),
+    (r"\sigma^2", r"\sigma", "sigma"), (r"\Sigma", r"\Sigma", "sigma"),
+    (r"\varepsilon", r"\varepsilon", "epsilon"),
+    (r"\nabla_\theta J", r"\nabla", OTHER), (r"\mathbf{1}[x > 0]", r"\mathbf{1}", OTHER), ("*", "*", OTHER),
 ])
 def test_a_notation_is_filed_under_its_first_letter_in_its_style(latex: str, symbol: str, group: str) -> None:
     placed = classify(latex)
@@ -31,11 +32,12 @@ def test_numbers_and_formulas_of_constants_are_no_symbols(latex: str) -> None:
 
 
 def test_each_symbol_once_with_its_forms_meanings_and_cards_in_index_order(tmp_path: Path) -> None:
-    specs = {"one": [{"symbol": r"\beta", "meaning": "KL weight"}, {"symbol": "x_t", "meaning": "input at $t$"},
-                     {"symbol": "0.5", "meaning": "a constant"}],
-             "two": [{"symbol": r"\beta ", "meaning": "KL weight"}, {"symbol": r"\alpha", "meaning": "step size"},
-                     {"symbol": "x", "meaning": "input"}, {"symbol": r"\omega", "meaning": "frequency"},
-                     {"symbol": r"\partial", "meaning": "partial derivative"}, {"symbol": "A", "meaning": "advantage"}]}
+    def defines(*pairs: str) -> list[dict[str, str]]:
+        return [{"symbol": s, "meaning": m} for s, m in zip(pairs[::2], pairs[1::2], strict=True)]
+
+    specs = {"one": defines(r"\beta", "KL weight", "x_t", "input at $t$", "0.5", "a constant"),
+             "two": defines(r"\beta ", "KL weight", r"\alpha", "step size", "x", "input",
+                            r"\omega", "frequency", r"\partial", "partial derivative", "A", "advantage")}
     cards = []
     for card_id, symbols in specs.items():
         path = tmp_path / f"{card_id}.md"

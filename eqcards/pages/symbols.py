@@ -1,12 +1,11 @@
-"""The notation index (/symbols/): every symbol the cards define, once, grouped by the letter it is.
+"""The notation index (/symbols/): every symbol the cards define, once, filed by the letter it is.
 
-A symbol is filed under the first letter it is written with once its decorations are set aside
-(\\hat{x}, \\mathbf{W}, \\log p: x, W, l); Latin letters A to Z, then Greek in the alphabet's own
-order, then operators and everything else. Bare numbers (a constant a card names, "0.5") are not
-notation and are left out. Each symbol lists its meanings, each with the cards that give it.
-The page is one block of HTML: a letter bar, a filter box that docs/javascripts/symbols.js runs
-(hidden until it does), and the groups.
-"""
+A symbol is a letter in its style (x, \\mathbf{x} and \\mathcal{X} are three), a word (\\mathrm{KL},
+\\log) or an operator (\\nabla); under it come the forms the cards write it in (x_t, \\hat x), each
+meaning, and the cards giving it. Symbols are filed under Latin letters A to Z, then Greek in the
+alphabet's own order, then operators and the rest. Numbers, and formulas that start with one
+("0.5", "6ND"), are not notation and are left out. The page is one block of HTML: a letter bar,
+a filter box that docs/javascripts/symbols.js runs (hidden until it does), and the groups."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ GREEK_ORDER = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda 
                "rho sigma tau upsilon phi chi psi omega").split()
 # Variant spellings and capitals, by the letter they are.
 GREEK_VARIANTS = {"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi", "varpi": "pi",
-                  "varrho": "rho", "varsigma": "sigma", "varkappa": "kappa", "digamma": "digamma"}
+                  "varrho": "rho", "varsigma": "sigma", "varkappa": "kappa"}
 GREEK_GLYPH = dict(zip(GREEK_ORDER, "αβγδεζηθικλμνξοπρστυφχψω", strict=True))
 OTHER = "other"
 # Commands that dress a letter without being one: it is filed under the letter inside.
@@ -37,7 +36,7 @@ STYLES = {"mathbf": "\\mathbf", "boldsymbol": "\\boldsymbol", "bm": "\\boldsymbo
           "text": "\\mathrm", "textrm": "\\mathrm", "textit": "\\mathrm", "textbf": "\\mathrm"}
 STYLE_RANK = {"": 0, "\\mathbf": 1, "\\boldsymbol": 1, "\\mathsf": 2, "\\mathtt": 2, "\\mathfrak": 2,
               "\\mathcal": 2, "\\mathbb": 2}
-OPERATORS = {"nabla", "partial", "odot", "otimes", "oplus", "cap", "cup", "sum", "prod", "Vert"}
+OPERATORS = {"nabla", "partial", "odot", "otimes", "oplus", "cap", "cup", "sum", "prod"}
 OPENERS = set("([{|'-+,.;")
 TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[A-Za-z]|\d|\S")
 

@@ -154,8 +154,9 @@ def _text(value: str) -> str:
 def _entry(symbol: Symbol) -> str:
     lines = []
     for form, meanings in symbol.forms.items():
-        # The form in Unicode text (x_t as xₜ) where it is not the symbol itself.
-        shown = "" if form == identity(symbol.latex) else f"<b>{_text(f'${form}$')}</b> "
+        # The form in Unicode text (x_t as xₜ) where it reads otherwise than the symbol itself.
+        written = _text(f"${form}$")
+        shown = "" if written == _text(f"${symbol.latex}$") else f"<b>{written}</b> "
         for meaning, users in meanings.items():
             cards = ", ".join(f'<a href="../cards/{c.id}/">{_text(c.title)}</a>' for c in users)
             lines.append(f"<dd>{shown}{_text(meaning)} — {cards}</dd>")

@@ -45,9 +45,15 @@ def write_bare_pages(site: Path, page: str, browser: Browser, base: str) -> tupl
     tab.goto(base + page)
     formulas = tab.evaluate("""() => [...document.querySelectorAll('.eqc-math')].map(m =>
         [m.dataset.tex, m.closest('div.arithmatex') !== null])""")
-    # Shared glyphs exist only when some formula could not be flattened (eqcards/typeset/svgflat.py).
-    ours = tab.evaluate("""() => [document.querySelector('.eqc-glyphs')?.outerHTML ?? '',
-        ...[...document.querySelectorAll('.arithmatex')].map(a => a.outerHTML)].join('\\n')""")
+    # As the build wrote them (read from the file, not the document, where the page's script has
+    # already joined each formula's glyphs into its path; eqcards/typeset/pageglyphs.py), with the
+    # script that joins them last; MathJax's shared glyph definitions exist only when some
+    # formula could not be flattened (eqcards/typeset/svgflat.py).
+    ours = tab.evaluate("""async () => {
+        const built = new DOMParser().parseFromString(await (await fetch(location.href)).text(), 'text/html');
+        return [built.querySelector('.eqc-glyphs')?.outerHTML ?? '',
+            ...[...built.querySelectorAll('.arithmatex')].map(a => a.outerHTML),
+            built.querySelector('script.eqc-outlines')?.outerHTML ?? ''].join('\\n'); }""")
     tab.close()
     parts = [f"<div>\\[{html.escape(t)}\\]</div>" if display else f"<p>\\({html.escape(t)}\\)</p>"
              for t, display in formulas]

@@ -14,6 +14,9 @@ FALLBACK_EDITION_DATE = "2026-11-30"
 # The modules that card snippets import by their short names (`from cardcheck import check_close`),
 # kept apart from the card snippets: snippets/lib/. The runner puts this folder on a snippet's path.
 HELPERS_FOLDER = "lib"
+# The most a card's figure may weigh. A snippet's figure whose SVG is larger (a dense scatter
+# draws every point as a path) is saved as a PNG instead; one still larger fails the card.
+MAX_FIGURE_BYTES = 300_000
 
 
 def helpers_dir(snippets_dir: Path) -> Path:

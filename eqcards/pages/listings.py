@@ -110,24 +110,3 @@ def render_home(template: str, cards: list[Card], parts: list[Part], has_numbers
             .replace(NUMBERS_PLACEHOLDER, NUMBERS_LINK if has_numbers else ""))
 
 
-def render_glossary(cards: list[Card]) -> str:
-    """Every symbol used on a card, with each meaning it is given and where; a symbol that
-    several cards define is flagged, so clashing notations are visible in one place."""
-    uses: dict[str, list[tuple[str, Card]]] = {}
-    spelling: dict[str, str] = {}
-    for card in sorted(cards, key=lambda c: c.title.casefold()):
-        for symbol in card.symbols:
-            key = "".join(symbol.symbol.split())
-            spelling.setdefault(key, symbol.symbol)
-            uses.setdefault(key, []).append((symbol.meaning, card))
-    out = ["---", "title: Symbols", "---", "", "# Symbols", "",
-           "Every symbol the cards define, with the meaning each card gives it. A symbol defined "
-           "by several cards is marked: read its meanings side by side, since the same letter can "
-           "stand for different things in different fields.", "",
-           "| Symbol | Meanings | |", "|---|---|---|"]
-    for key in sorted(uses, key=lambda k: (k.lstrip("\\").casefold(), k)):
-        meanings = "<br>".join(f"{markup.cell(meaning)} ([{markup.cell(card.title)}](cards/{card.id}.md))"
-                               for meaning, card in uses[key])
-        flag = f"{len(uses[key])} cards" if len({c.id for _, c in uses[key]}) > 1 else ""
-        out.append(f"| {markup.inline_math(spelling[key])} | {meanings} | {flag} |")
-    return "\n".join(out) + "\n"

@@ -30,7 +30,6 @@ from .citation import Edition, highwire_meta, redirect_page, render_cite_box
 from .example_site import ExampleSet
 from .export import cards_json
 from .listings import (
-    render_glossary,
     render_home,
     render_part_page,
     render_parts_index,
@@ -41,6 +40,7 @@ from .numbers import NumberEntry, load_numbers, render_numbers_page, render_numb
 from .provenance import Realizers, render_about, render_corrections, render_coverage, seed_realizers
 from .render import figure_uri, render_card
 from .search import rewrite_index
+from .symbols import render_symbols
 from .tags import render_tag_page, render_tags_index, tag_links, tagged_cards
 
 
@@ -168,7 +168,7 @@ class CardSite:
         imprint = self.imprint()
         pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.parts, extra_sections=numbers,
                                                     imprint=imprint),
-                 "errata.md": render_errata(self.cards), "symbols.md": render_glossary(self.cards),
+                 "errata.md": render_errata(self.cards), "symbols.md": render_symbols(self.cards),
                  "changelog.md": render_changelog(self.releases, self.cards),
                  "cards/index.md": render_card_index(self.cards),
                  "topics/index.md": render_topics_index(self.cards, self.parts),

@@ -11,6 +11,7 @@ from pathlib import Path
 from ..core.errors import shorten
 from ..snippets.cache import ResultCache
 from . import hero, speech, speech_words
+from .pageglyphs import share_glyphs
 from .svgflat import Unflattenable, flatten
 
 ERROR_ATTRIBUTE = re.compile(r'data-mjx-error="([^"]*)"')
@@ -24,9 +25,6 @@ SVG_FORMAT = "4"
 # The spoken words are cached with the SVG; any change to how they are made makes them again.
 SPEECH_FORMAT = hashlib.sha256(b"".join(Path(m.__file__).read_bytes()
                                          for m in (speech, speech_words))).hexdigest()[:16]
-DEFS = re.compile(r"<defs>(.*?)</defs>", re.S)
-GLYPH_PATH = re.compile(r'<path id="MJX-[0-9a-f]+-([^"]+)" d="([^"]*)"\s*/?>(?:</path>)?')
-GLYPH_REF = re.compile(r'(xlink:href|href)="#MJX-[0-9a-f]+-([^"]+)"')
 # What arithmatex (generic mode) leaves in the HTML: \( \) inline in a span, \[ \] in a div.
 # (A card's display equations other than its main one carry a number and an anchor; hero.py.)
 ARITHMATEX = re.compile(
@@ -114,29 +112,6 @@ class MathRenderer:
 
 # Past this width (in ex of the text) an inline formula may not fit a 320 px phone's line.
 WIDE_INLINE_EX = 30.0
-
-
-def share_glyphs(page_html: str) -> str:
-    """Move every formula's glyph outlines into one block of shared definitions per page.
-
-    Only formulas that svgflat could not flatten still have glyph definitions. MathJax gives
-    each such formula its own copy of every glyph it draws; the outlines depend only on the
-    glyph, so one copy per page, referenced by all formulas, draws the same picture."""
-    glyphs: dict[str, str] = {}
-
-    def collect(match: re.Match[str]) -> str:
-        for name, outline in GLYPH_PATH.findall(match.group(1)):
-            glyphs.setdefault(name, outline)
-        return ""
-
-    page_html = DEFS.sub(collect, page_html)
-    if not glyphs:
-        return page_html
-    page_html = GLYPH_REF.sub(lambda m: f'{m.group(1)}="#eqg-{m.group(2)}"', page_html)
-    paths = "".join(f'<path id="eqg-{name}" d="{outline}"/>' for name, outline in sorted(glyphs.items()))
-    shared = ('<svg class="eqc-glyphs" aria-hidden="true" focusable="false" width="0" height="0" '
-              f'style="position:absolute;width:0;height:0;overflow:hidden"><defs>{paths}</defs></svg>')
-    return shared + page_html
 
 
 def typeset_html(page_html: str, renderer: MathRenderer) -> str:

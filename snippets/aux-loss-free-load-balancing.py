@@ -42,7 +42,8 @@ def loop_route(scores, bias, k, normalize):
 
 def loop_update(bias, load, u):
     mean = sum(load) / len(load)
-    return np.array([b + u if c < mean else b - u if c > mean else b for b, c in zip(bias, load, strict=True)])
+    return np.array([b + u if c < mean else b - u if c > mean else b
+                     for b, c in zip(bias, load, strict=True)])
 
 
 s = 1 / (1 + np.exp(-rng.normal(size=(40, E))))
@@ -54,11 +55,11 @@ check_close("the bias selects but never enters a gate: chosen gates equal the ra
             route(s, b, K)[route(s, b, K) > 0], s[route(s, b, K) > 0], rtol=0)
 check_close("a bias shared by all experts changes nothing", route(s, b + 5.0, K), route(s, b, K), rtol=0)
 load = np.array([10.0, 2.0, 6.0, 6.0])
-check_close("update by hand: loads 10, 2, 6, 6 (mean 6) -> -u, +u, 0, 0", update_bias(np.zeros(4), load, 0.001),
-            [-0.001, 0.001, 0.0, 0.0], rtol=1e-15)
+check_close("update by hand: loads 10, 2, 6, 6 (mean 6) -> -u, +u, 0, 0",
+            update_bias(np.zeros(4), load, 0.001), [-0.001, 0.001, 0.0, 0.0], rtol=1e-15)
 counts = rng.integers(0, 50, E).astype(float)
-check_close("update = loop with explicit branches", update_bias(b, counts, 0.001), loop_update(b, counts, 0.001),
-            rtol=1e-15)
+check_close("update = loop with explicit branches",
+            update_bias(b, counts, 0.001), loop_update(b, counts, 0.001), rtol=1e-15)
 
 # Simulation. Each token's affinities are sigmoid(x . w_i + skew_i): experts 0 and 1 are favoured by up to
 # +1.5 in logit, so unbiased top-2 routing overloads them. The bias is updated after every batch with the

@@ -70,7 +70,8 @@ def single(ratio, a):
     return dapo_objective(np.log(ratio) * one, zero, np.array([a]), one)
 
 
-check_close("ratio 1.25, A = 1: inside the raised ceiling, counts in full", single(1.25, 1.0), 1.25, rtol=1e-14)
+check_close("ratio 1.25, A = 1: inside the raised ceiling, counts in full",
+            single(1.25, 1.0), 1.25, rtol=1e-14)
 check_close("ratio 1.5, A = 1: clipped at 1 + 0.28", single(1.5, 1.0), 1.28, rtol=1e-14)
 check_close("ratio 0.5, A = -1: clipped at 1 - 0.2", single(0.5, -1.0), -0.8, rtol=1e-14)
 check_close("ratio 1.5, A = -1: not clipped (pessimistic min)", single(1.5, -1.0), -1.5, rtol=1e-14)
@@ -98,7 +99,8 @@ se = np.sqrt(expected * (1 - expected) / n_groups)
 check_close(f"kept fraction = 1 - p^G - (1 - p)^G with p = {p:.3f} (within 5 SE)", kept / n_groups, expected,
             rtol=0, atol=5 * se)
 check_true("G = 1: a lone output is never kept; G = 2 with (1, 0) is",
-           not keep_group(np.array([1.0])) and not keep_group(np.array([0.0])) and keep_group(np.array([1.0, 0.0])))
+           not keep_group(np.array([1.0])) and not keep_group(np.array([0.0]))
+           and keep_group(np.array([1.0, 0.0])))
 
 # 4. Overlong penalty against linear interpolation between (L_max - L_cache, 0) and (L_max, -1), flat
 #    outside (np.interp holds the end values), on every length 0..25000 with the paper's 16384 + 4096.

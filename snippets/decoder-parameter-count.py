@@ -356,10 +356,12 @@ import cardcalc  # noqa: E402
 SIZES = [dict(L=c["num_hidden_layers"], d=c["hidden_size"], d_ff=c["intermediate_size"], V=c["vocab_size"],
               h=c["num_attention_heads"], h_kv=c.get("num_key_value_heads") or c["num_attention_heads"],
               d_h=c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"])
-         for c in [cfg for cfg, _ in PUBLISHED.values()] + [GPT2, TINY["MQA, head dim 6 != d/h, both biases, tied, no norms"]]]
+         for c in [cfg for cfg, _ in PUBLISHED.values()]
+         + [GPT2, TINY["MQA, head dim 6 != d/h, both biases, tied, no norms"]]]
 NORM_OF = {1: "rms", 2: "layer", 0: "none"}
 cardcalc.table(lambda L, d, d_ff, V, h, h_kv, d_h, tau, g, nu, beta_attn, beta_mlp, n_pos: decoder_params(
     L, d, d_ff, V, h, h_kv, d_h, gated=bool(g), tied=bool(tau), norm=NORM_OF[nu], attn_bias=bool(beta_attn),
     mlp_bias=bool(beta_mlp), n_pos=n_pos),
     [dict(size, **switch) for size in SIZES
-     for switch in cardcalc.grid(tau=(0, 1), g=(0, 1), nu=(0, 1, 2), beta_attn=(0, 1), beta_mlp=(0, 1), n_pos=(0, 1024))])
+     for switch in cardcalc.grid(tau=(0, 1), g=(0, 1), nu=(0, 1, 2), beta_attn=(0, 1), beta_mlp=(0, 1),
+                                 n_pos=(0, 1024))])

@@ -70,12 +70,14 @@ h, g = deepseekmoe(u, shared, routed, centroids, n_active)
 # Sums of a dozen O(1) terms in another order: a few ulps, so 1e-12 is ample.
 check_close("DeepSeekMoE layer = token loop (scipy softmax, sorted top-k)", h,
             loop_reference(u, shared, routed, centroids, n_active), rtol=1e-12, atol=1e-14)
-check_true("every token uses exactly mK - K_s = 3 routed experts", bool(np.all((g > 0).sum(axis=1) == n_active)))
+check_true("every token uses exactly mK - K_s = 3 routed experts",
+           bool(np.all((g > 0).sum(axis=1) == n_active)))
 gate_sum = g.sum(axis=1)
 check_true("gates are the unrenormalized softmax: each token's gates sum to less than 1",
            bool(np.all((gate_sum > 0) & (gate_sum < 1))), f"{gate_sum.min():.3f} .. {gate_sum.max():.3f}")
-check_close("each token's gates = the top 3 of its softmax over the 12 routed experts", np.sort(g, axis=1)[:, -3:],
-            np.sort(sp_softmax(u @ centroids.T, axis=1), axis=1)[:, -3:], rtol=1e-13)
+check_close("each token's gates = the top 3 of its softmax over the 12 routed experts",
+            np.sort(g, axis=1)[:, -3:], np.sort(sp_softmax(u @ centroids.T, axis=1), axis=1)[:, -3:],
+            rtol=1e-13)
 # Centroids scaled 400 times: affinities span thousands, and the softmax must stay finite.
 check_close("centroids x 400 (logits in the thousands): still the loop", deepseekmoe(u, shared, routed,
             400 * centroids, n_active)[0], loop_reference(u, shared, routed, 400 * centroids, n_active),
@@ -101,8 +103,8 @@ check_close("one FFN of width 16 = sum of its 4 segments of width 4", ffn(u, big
             sum(ffn(u, *s) for s in segments), rtol=1e-12, atol=1e-14)
 # The same through the layer: four segments as shared experts reproduce the whole FFN.
 h_seg, _ = deepseekmoe(u, segments, [zero] * n_routed, centroids, n_active)
-check_close("the 4 segments as shared experts = u + the whole FFN", h_seg, u + ffn(u, big_w1, big_w2), rtol=1e-12,
-            atol=1e-14)
+check_close("the 4 segments as shared experts = u + the whole FFN", h_seg, u + ffn(u, big_w1, big_w2),
+            rtol=1e-12, atol=1e-14)
 
 # Routing flexibility, the paper's example (Sec. 3.1): 16 experts, top-2, gives 120 combinations; split
 # each in 4 (64 experts, top-8) and there are 4,426,165,368.
@@ -111,10 +113,12 @@ check_true("64 experts, top 8: 4,426,165,368 combinations", routing_combinations
 check_true("brute force: 12 routed experts, top 3 -> every 3-subset counted once",
            routing_combinations(12, 3) == sum(1 for _ in itertools.combinations(range(12), 3)))
 # DeepSeekMoE 16B: 2 shared + 64 routed experts (mN = 66), 8 active in all (mK = 8): top-6 of 64.
-check_true("DeepSeekMoE 16B: top-(mK - K_s) = top-6 of mN - K_s = 64 routed", routing_combinations(66 - 2, 8 - 2)
+check_true("DeepSeekMoE 16B: top-(mK - K_s) = top-6 of mN - K_s = 64 routed",
+           routing_combinations(66 - 2, 8 - 2)
            == math.factorial(64) // (math.factorial(6) * math.factorial(58)))
 
-fig, ax = figure("Routing choices as experts are split more finely", "segments per expert m", "combinations (log)")
+fig, ax = figure("Routing choices as experts are split more finely", "segments per expert m",
+                 "combinations (log)")
 ms = np.arange(1, 9)
 ax.semilogy(ms, [routing_combinations(16 * k, 2 * k) for k in ms], "o-", label="16m experts, top-2m")
 ax.semilogy(ms, [routing_combinations(16 * k - 1, 2 * k - 1) for k in ms], "s--",

@@ -55,13 +55,13 @@ layers = np.arange(1, 25)
 li = lambda_init(layers)
 check_close("lambda_init(1) = 0.8 - 0.6 = 0.2", lambda_init(1), 0.2, rtol=1e-15)
 check_close("lambda_init(l) -> 0.8 deep in the network (l = 200)", lambda_init(200), 0.8, rtol=1e-15)
-check_close("the gap 0.8 - lambda_init shrinks by e^-0.3 = 0.7408 per layer", (0.8 - li[1:]) / (0.8 - li[:-1]),
-            np.full(23, 0.7408182206817179), rtol=1e-12)
+check_close("the gap 0.8 - lambda_init shrinks by e^-0.3 = 0.7408 per layer",
+            (0.8 - li[1:]) / (0.8 - li[:-1]), np.full(23, 0.7408182206817179), rtol=1e-12)
 check_true("lambda_init stays in (0, 1) and increases with depth",
            bool(np.all((li > 0) & (li < 1)) and np.all(np.diff(li) > 0)))
 
-# The re-parameterized lambda: zero vectors give lambda_init; dot products ln 2 and 0 give 2 - 1 + lambda_init;
-# swapping the two pairs mirrors lambda about lambda_init.
+# The re-parameterized lambda: zero vectors give lambda_init; dot products ln 2 and 0 give
+# 2 - 1 + lambda_init; swapping the two pairs mirrors lambda about lambda_init.
 z = np.zeros(d)
 check_close("lambda with zero vectors = lambda_init", diff_lambda(z, z, z, z, 0.35), 0.35, rtol=1e-15)
 u = np.full(d, np.sqrt(np.log(2) / d))

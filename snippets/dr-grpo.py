@@ -43,8 +43,8 @@ for i in range(G):
                     - dr_grpo_objective(old_logp - e, old_logp, rewards, mask)) / (2 * h)
 atol = 64 * np.finfo(float).eps * 1 / h   # |J| <= 1: central-difference rounding bound
 centered = rewards - np.mean(rewards)
-check_close("dJ/dlog pi(o_it) = (R_i - mean R) / G on every token, padding 0", fd, centered[:, None] / G * mask,
-            rtol=0, atol=atol)
+check_close("dJ/dlog pi(o_it) = (R_i - mean R) / G on every token, padding 0",
+            fd, centered[:, None] / G * mask, rtol=0, atol=atol)
 check_true("the group has wrong answers of different lengths",
            len(set(lengths[rewards == 0])) > 1, f"lengths {lengths.astype(int)}, rewards {rewards}")
 wrong = rewards == 0
@@ -56,8 +56,8 @@ check_close("every wrong answer's tokens get the same push whatever its length",
 #    not depend on o_i, so E[A_i grad log pi(o_i)] = (G - 1)/G * grad E[R]. Leave-one-out by a loop.
 batch = rng.normal(size=(20, 6))
 loo = np.array([[row[i] - np.mean(np.delete(row, i)) for i in range(6)] for row in batch])
-check_close("A_i = (G - 1)/G * (R_i - leave-one-out mean), 20 groups of 6", dr_grpo_advantage(batch), 5 / 6 * loo,
-            rtol=1e-12, atol=1e-14)
+check_close("A_i = (G - 1)/G * (R_i - leave-one-out mean), 20 groups of 6",
+            dr_grpo_advantage(batch), 5 / 6 * loo, rtol=1e-12, atol=1e-14)
 # Exactly, over every pair of responses of the toy model (G = 2), along a random direction u in parameter
 # space: E[(1/G) sum_i A_i d/du log pi(o_i)] = (G - 1)/G * d/du E[R]. Directional derivatives by central
 # differences of the log-probabilities and of E[R] (h = 1e-5: error ~h^2 plus eps / h, ~1e-10).
@@ -74,8 +74,8 @@ pairs = np.stack(np.broadcast_arrays(R[:, None], R[None, :]), axis=-1)      # (a
 A = dr_grpo_advantage(pairs)
 pair_prob = p[:, None] * p[None, :]
 expected = np.sum(pair_prob * (A[..., 0] * score[:, None] + A[..., 1] * score[None, :])) / 2
-check_close("E over all 364^2 pairs of the Dr. GRPO gradient = (G - 1)/G * grad E[R], along u", expected, dER / 2,
-            rtol=1e-6)
+check_close("E over all 364^2 pairs of the Dr. GRPO gradient = (G - 1)/G * grad E[R], along u",
+            expected, dER / 2, rtol=1e-6)
 n_tok = np.array([len(o) for o in every], dtype=float)
 grpo_like = np.sum(pair_prob * (A[..., 0] * score[:, None] / n_tok[:, None]
                                 + A[..., 1] * score[None, :] / n_tok[None, :])) / 2
@@ -93,7 +93,8 @@ check_close("sum_i |A_i| = 2 k (G - k) / G for k = 1..7 of 8 right", mass, 2 * k
 one = np.ones((2, 1))
 r2 = np.array([1.0, 0.0])          # advantages +1/2 and -1/2
 check_close("ratios 1.5 and 0.5 with A = +-1/2: (1.2 * 0.5 - 0.8 * 0.5) / 2",
-            dr_grpo_objective(np.log([[1.5], [0.5]]), 0 * one, r2, one), (1.2 * 0.5 - 0.8 * 0.5) / 2, rtol=1e-12)
+            dr_grpo_objective(np.log([[1.5], [0.5]]), 0 * one, r2, one), (1.2 * 0.5 - 0.8 * 0.5) / 2,
+            rtol=1e-12)
 check_close("ratios 0.5 and 1.5 with A = +-1/2: unclipped (0.5 * 0.5 - 1.5 * 0.5) / 2",
             dr_grpo_objective(np.log([[0.5], [1.5]]), 0 * one, r2, one), (0.25 - 0.75) / 2, rtol=1e-12)
 check_close("tokens summed: 3 tokens at ratio 1.1 with A = 1/2, 1 at 1 with A = -1/2 -> (1.65 - 0.5) / 2",

@@ -10,6 +10,7 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 from scipy.linalg import eigh
 
+
 # --- formula ---
 def galore_projector(G: np.ndarray, rank: int) -> np.ndarray:
     """P_t: the top-r left singular vectors of the gradient, m x r."""
@@ -48,8 +49,8 @@ check_close("P P^T = projector onto the top-4 eigenvectors of G G^T (scipy.linal
             top @ top.T, rtol=0, atol=1e-10)
 check_close("P has orthonormal columns", P.T @ P, np.eye(r), rtol=0, atol=1e-12)
 s = np.linalg.svd(G, compute_uv=False)
-check_close("Eckart-Young: ||G - P P^T G||_F^2 = sum of the discarded sigma_i^2", np.sum((G - P @ P.T @ G) ** 2),
-            np.sum(s[r:] ** 2), rtol=1e-10)
+check_close("Eckart-Young: ||G - P P^T G||_F^2 = sum of the discarded sigma_i^2",
+            np.sum((G - P @ P.T @ G) ** 2), np.sum(s[r:] ** 2), rtol=1e-10)
 
 # 2. Adam's first step is sign(R) (bias correction makes m_hat = R, v_hat = R^2), so the first GaLore
 #    update is -lr alpha P sign(P^T G).

@@ -1,6 +1,7 @@
-"""Gated delta rule: the state update S_t = S_{t-1} alpha_t (I - beta_t k_t k_t^T) + beta_t v_t k_t^T against one
-gradient step of online least squares (gradient by finite differences), against the unrolled product of
-transition matrices, and its limits: key-value overwrite for orthonormal keys, DeltaNet at alpha = 1."""
+"""Gated delta rule: the state update S_t = S_{t-1} alpha_t (I - beta_t k_t k_t^T) + beta_t v_t k_t^T
+against one gradient step of online least squares (gradient by finite differences), against the unrolled
+product of transition matrices, and its limits: key-value overwrite for orthonormal keys, DeltaNet at
+alpha = 1."""
 
 import numpy as np
 from cardcheck import check_close, check_true
@@ -39,9 +40,10 @@ Q = unit(rng.normal(size=(T, d_k)))
 alphas = rng.uniform(0.7, 1.0, T)
 betas = rng.uniform(0.1, 0.9, T)
 
-# Route 1: one step of online least squares. The loss L(S) = 1/2 |S k - v|^2 at the decayed state alpha S_{t-1};
-# a gradient step of size beta gives the update. Gradient by central differences entry by entry: L is a
-# quadratic of size ~1, so with h = 1e-5 the error floor is 64 eps / h, about 1.4e-9 (truncation is zero).
+# Route 1: one step of online least squares. The loss L(S) = 1/2 |S k - v|^2 at the decayed state
+# alpha S_{t-1}; a gradient step of size beta gives the update. Gradient by central differences entry by
+# entry: L is a quadratic of size ~1, so with h = 1e-5 the error floor is 64 eps / h, about 1.4e-9
+# (truncation is zero).
 S_prev = rng.normal(size=(d_v, d_k))
 k, v, a, b = K[0], V[0], 0.85, 0.6
 
@@ -77,7 +79,8 @@ check_close("outputs o_t = S_t q_t read from the unrolled states", out[-1], unro
             atol=1e-14)
 
 # Limits. beta = 0: pure decay, S_t = alpha_t S_{t-1}. alpha = 1: DeltaNet, S (I - beta k k^T) + beta v k^T.
-check_close("beta = 0: the state only decays", gated_delta_step(S_prev, k, v, 0.7, 0.0), 0.7 * S_prev, rtol=1e-15)
+check_close("beta = 0: the state only decays", gated_delta_step(S_prev, k, v, 0.7, 0.0), 0.7 * S_prev,
+            rtol=1e-15)
 check_close("alpha = 1: the delta rule S - beta (S k - v) k^T", gated_delta_step(S_prev, k, v, 1.0, b),
             S_prev - b * np.outer(S_prev @ k - v, k), rtol=1e-13, atol=1e-15)
 # beta = 1, alpha = 1, orthonormal keys: the memory is exact, and writing a key again replaces its value
@@ -92,8 +95,8 @@ check_close("orthonormal keys, beta = 1: S k_i returns v_i for every key", basis
 new_v = rng.normal(size=d_v)
 S2 = gated_delta_step(S, basis[2], new_v, 1.0, 1.0)
 check_close("writing key 2 again replaces its value", S2 @ basis[2], new_v, rtol=1e-12, atol=1e-14)
-check_close("...and leaves the other keys' values", np.delete(basis, 2, axis=0) @ S2.T, np.delete(vals, 2, axis=0),
-            rtol=1e-12, atol=1e-14)
+check_close("...and leaves the other keys' values",
+            np.delete(basis, 2, axis=0) @ S2.T, np.delete(vals, 2, axis=0), rtol=1e-12, atol=1e-14)
 # The gate forgets: after a write, n steps with alpha = 0.5 and beta = 0 scale the read-out by 0.5^n.
 S3 = S
 for _ in range(4):

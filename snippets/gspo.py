@@ -37,17 +37,19 @@ by_product = np.array([(rg.response_prob(new, o) / rg.response_prob(old, o)) ** 
 check_close("s_i = (pi_theta(o_i) / pi_old(o_i))^(1/|o_i|), probabilities as products",
             sequence_ratio(logp, old_logp, mask), by_product, rtol=1e-12)
 ratios = np.exp(logp - old_logp)
-check_close("s_i = geometric mean of the token ratios (scipy.stats.gmean)", sequence_ratio(logp, old_logp, mask),
-            [gmean(ratios[i, : int(lengths[i])]) for i in range(G)], rtol=1e-12)
-check_true("the group has responses of several lengths", len(set(lengths)) > 1, f"lengths {lengths.astype(int)}")
+check_close("s_i = geometric mean of the token ratios (scipy.stats.gmean)",
+            sequence_ratio(logp, old_logp, mask), [gmean(ratios[i, : int(lengths[i])]) for i in range(G)],
+            rtol=1e-12)
+check_true("the group has responses of several lengths", len(set(lengths)) > 1,
+           f"lengths {lengths.astype(int)}")
 
 # 2. Length: a response whose every token has log-ratio d has s = e^d whatever its length, while its
 #    sequence ratio is e^(L d).
 d = 0.01
 L_mask = (np.arange(rg.MAX_LEN) < np.arange(1, rg.MAX_LEN + 1)[:, None]).astype(float)
 check_close("same per-token log-ratio 0.01 at lengths 1..5: s = e^0.01 for all",
-            sequence_ratio(np.full(L_mask.shape, d), np.zeros(L_mask.shape), L_mask), np.full(rg.MAX_LEN, np.exp(d)),
-            rtol=1e-14)
+            sequence_ratio(np.full(L_mask.shape, d), np.zeros(L_mask.shape), L_mask),
+            np.full(rg.MAX_LEN, np.exp(d)), rtol=1e-14)
 
 # 3. Over every response (exact enumeration), s^|o| is the exact importance weight: its pi_old-average is 1
 #    and it turns pi_old-averages into pi_theta-averages (of the 0/1 reward here). The length-normalized s
@@ -62,7 +64,8 @@ ln, _ = rg.token_logprobs(new, every)
 s_all = sequence_ratio(ln, lo, m)
 weight = s_all ** m.sum(axis=1)
 check_close("sum_o pi_old(o) s(o)^|o| = 1 over all 364 responses", p_old @ weight, 1.0, rtol=1e-12)
-check_close("sum_o pi_old(o) s(o)^|o| r(o) = E_theta[r]", p_old @ (weight * reward), p_new @ reward, rtol=1e-12)
+check_close("sum_o pi_old(o) s(o)^|o| r(o) = E_theta[r]", p_old @ (weight * reward), p_new @ reward,
+            rtol=1e-12)
 check_true("but E_old[s] != 1: s is a length-normalized ratio, not an importance weight",
            abs(p_old @ s_all - 1) > 1e-3, f"E_old[s] = {p_old @ s_all:.4f}")
 
@@ -80,7 +83,8 @@ for i in range(G):
     for t in range(rg.MAX_LEN):
         e = np.zeros((G, rg.MAX_LEN))
         e[i, t] = h
-        fd[i, t] = (gspo_objective(cur + e, base, adv, mask) - gspo_objective(cur - e, base, adv, mask)) / (2 * h)
+        fd[i, t] = (gspo_objective(cur + e, base, adv, mask)
+                    - gspo_objective(cur - e, base, adv, mask)) / (2 * h)
 clipped = ((adv > 0) & (s > 1 + 4e-4)) | ((adv < 0) & (s < 1 - 3e-4))
 expected = np.where(clipped, 0.0, s * adv / (G * lengths))[:, None] * mask
 # |J| ~ 1, h = 1e-7: rounding 64 eps / h ~ 1.4e-7 bounds the error; the weights are ~0.03 to 0.5.
@@ -93,14 +97,15 @@ check_true("the test group has clipped and unclipped responses", 0 < clipped.sum
 #    as 1.0004; s = e^-0.001 with A = -1 as -(1 - 0.0003); inside the range s counts in full.
 one = np.ones((1, 1))
 zero = np.zeros((1, 1))
-check_close("s above 1 + eps_high, A > 0: clipped to 1.0004", gspo_objective(1e-3 * one, zero, np.ones(1), one),
-            1.0004, rtol=1e-14)
-check_close("s below 1 - eps_low, A < 0: clipped to -0.9997", gspo_objective(-1e-3 * one, zero, -np.ones(1), one),
-            -0.9997, rtol=1e-14)
+check_close("s above 1 + eps_high, A > 0: clipped to 1.0004",
+            gspo_objective(1e-3 * one, zero, np.ones(1), one), 1.0004, rtol=1e-14)
+check_close("s below 1 - eps_low, A < 0: clipped to -0.9997",
+            gspo_objective(-1e-3 * one, zero, -np.ones(1), one), -0.9997, rtol=1e-14)
 check_close("s above the range, A < 0: not clipped (pessimistic min), -e^0.001",
             gspo_objective(1e-3 * one, zero, -np.ones(1), one), -np.exp(1e-3), rtol=1e-14)
 check_close("mean over the group: responses (s = e^0.001, A = 1) and (s = e^-0.0001, A = 2)",
-            gspo_objective(np.array([[1e-3], [-1e-4]]), np.zeros((2, 1)), np.array([1.0, 2.0]), np.ones((2, 1))),
+            gspo_objective(np.array([[1e-3], [-1e-4]]), np.zeros((2, 1)), np.array([1.0, 2.0]),
+                           np.ones((2, 1))),
             (1.0004 + 2 * np.exp(-1e-4)) / 2, rtol=1e-14)
 
 lengths_all = m.sum(axis=1)

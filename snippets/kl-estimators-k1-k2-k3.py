@@ -50,11 +50,12 @@ for mu in (0.1, 1.0):
                     rtol=0, atol=Z * se)
         check_close(f"mu = {mu}: sample variance of {name} = exact {exact_var[name]:.6g} within {Z:.0f} SE",
                     k.var(), exact_var[name], rtol=0, atol=Z * se_of_variance(k))
-    print(f"mu = {mu}: KL = {kl}, std/KL  k1 {k1.std() / kl:.3g}  k2 {k2.std() / kl:.3g}  k3 {k3.std() / kl:.3g}")
+    print(f"mu = {mu}: KL = {kl}, std/KL  k1 {k1.std() / kl:.3g}  k2 {k2.std() / kl:.3g}  "
+          f"k3 {k3.std() / kl:.3g}")
     # The same moments by numerical integration against q's density (quad, relative error ~1e-11).
     for name, j, mean in (("k1", 0, kl), ("k2", 1, kl + mu**4 / 8), ("k3", 2, kl)):
-        m, _ = quad(lambda t, j=j: kl_estimators(norm.logpdf(t), norm.logpdf(t, loc=mu))[j] * norm.pdf(t),
-                    -40, 40, epsabs=0, epsrel=1e-12, limit=200)
+        m, _ = quad(lambda t, j=j, mu=mu: kl_estimators(norm.logpdf(t), norm.logpdf(t, loc=mu))[j]
+                    * norm.pdf(t), -40, 40, epsabs=0, epsrel=1e-12, limit=200)
         check_close(f"mu = {mu}: E_q[{name}] by quadrature = {mean:.6g}", m, mean, rtol=1e-9)
 
 # k2's bias is real: at mu = 1 the sample mean sits mu^4/8 = 0.125 above KL, dozens of SEs away.
@@ -80,7 +81,8 @@ check_true("N(0.3, 1) vs N(-0.2, 0.8^2): k2's mean is more than 10 SE from KL",
 q = rng.dirichlet(np.ones(9))
 p = rng.dirichlet(np.ones(9))
 k1, k2, k3 = kl_estimators(np.log(q), np.log(p))
-check_close("vocabulary: sum_x q(x) k1(x) = KL(q || p) (scipy.stats.entropy)", q @ k1, entropy(q, p), rtol=1e-12)
+check_close("vocabulary: sum_x q(x) k1(x) = KL(q || p) (scipy.stats.entropy)", q @ k1, entropy(q, p),
+            rtol=1e-12)
 check_close("vocabulary: sum_x q(x) k3(x) = KL(q || p)", q @ k3, entropy(q, p), rtol=1e-12)
 check_true("vocabulary: sum_x q(x) k2(x) differs from KL by over 1%", abs(q @ k2 / entropy(q, p) - 1) > 0.01,
            f"{q @ k2:.5f} vs {entropy(q, p):.5f}")
@@ -98,8 +100,8 @@ _, k2s, k3s = kl_estimators(np.zeros(4), small)
 # (log r)^4 / 24 is the next term: relative to (log r)^3 / 6 it is under 0.3% at |log r| = 1e-2;
 # the cancellation k3 - k2 loses ~eps / |log r|^3 relative, 2e-10 at 1e-2 and 2e-7 at 1e-3.
 check_close("near r = 1: k3 - k2 = (log r)^3 / 6 to leading order", k3s - k2s, small**3 / 6, rtol=3e-3)
-check_close("k3 by hand at r = e and r = 1/e: e - 2 and 1/e", kl_estimators(np.zeros(2), np.array([1.0, -1.0]))[2],
-            [np.e - 2, np.exp(-1)], rtol=1e-14)
+check_close("k3 by hand at r = e and r = 1/e: e - 2 and 1/e",
+            kl_estimators(np.zeros(2), np.array([1.0, -1.0]))[2], [np.e - 2, np.exp(-1)], rtol=1e-14)
 
 # 5. Differentiated as a loss (sample held fixed, gradient through log q_theta only), the three estimate
 #    different gradients (Tang & Munos 2025): E_q[grad k1] = 0, E_q[grad k2] = grad KL(q || p), and
@@ -135,7 +137,8 @@ reverse = fd(lambda t: entropy(np.exp(log_softmax(t)), p6))
 forward = fd(lambda t: entropy(p6, np.exp(log_softmax(t))))
 # Central differences of O(1) quantities: rounding ~64 eps |f| / h ~ 1.4e-8; truncation h^2 ~ 1e-12.
 atol = 64 * np.finfo(float).eps * 3 / h
-check_close("E_q[grad k1] = 0: the naive loss only adds noise", expected_loss_gradient(0), np.zeros(6), atol=atol)
+check_close("E_q[grad k1] = 0: the naive loss only adds noise", expected_loss_gradient(0), np.zeros(6),
+            atol=atol)
 check_close("E_q[grad k2] = grad KL(q || p), the reverse KL", expected_loss_gradient(1), reverse, atol=atol)
 check_close("E_q[grad k3] = grad KL(p || q), the forward KL", expected_loss_gradient(2), forward, atol=atol)
 check_true("and the forward and reverse KL gradients differ here",

@@ -31,9 +31,9 @@ def newton_schulz5(M: np.ndarray) -> np.ndarray:
 def muon_step(W: np.ndarray, M: np.ndarray, grad: np.ndarray, lr: float, mu: float, wd: float):
     """M_t = mu M_{t-1} + G_t;  W_t = W_{t-1} - lr (0.2 sqrt(max(A, B)) O_t + wd W_{t-1})."""
     M = mu * M + grad
-    O = newton_schulz5(M)
+    O_t = newton_schulz5(M)
     scale = RMS_MATCH * np.sqrt(max(W.shape))
-    return W - lr * (scale * O + wd * W), M
+    return W - lr * (scale * O_t + wd * W), M
 # --- end formula ---
 
 
@@ -86,13 +86,13 @@ check_close("diag(0.6, 0.8): ||M||_F = 1, output diag(p^5(0.6), p^5(0.8))",
 for shape in ((40, 24), (24, 40)):
     k = min(shape)
     M = with_singular_values(shape, np.geomspace(1.0, 0.05, k))   # condition number 20
-    O = newton_schulz5(M)
-    s_out = np.linalg.svd(O, compute_uv=False)
+    orthogonalized = newton_schulz5(M)
+    s_out = np.linalg.svd(orthogonalized, compute_uv=False)
     check_true(f"{shape[0]}x{shape[1]}, condition 20: output singular values in the band (0.5, 1.5)",
                bool(np.all((s_out > BAND[0]) & (s_out < BAND[1]))),
                f"range {s_out.min():.3f}..{s_out.max():.3f}")
     Q, _ = polar(M)   # exact polar factor U V^T
-    gap = np.linalg.norm(O - Q, 2)
+    gap = np.linalg.norm(orthogonalized - Q, 2)
     check_true(f"{shape[0]}x{shape[1]}: spectral distance to scipy's polar factor below 0.5", gap < 0.5,
                f"||O - UV^T||_2 = {gap:.3f}")
     U, _, Vt = np.linalg.svd(M, full_matrices=False)

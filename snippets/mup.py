@@ -9,6 +9,7 @@ import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
 
+
 # --- formula ---
 def mup_adam(kind: str, fan_in: int, base_fan_in: int, base_lr: float, base_std: float):
     """(init std, Adam learning rate) of a layer in muP, from values tuned at base width.
@@ -61,7 +62,7 @@ def coord_check(width: int, rule, draws: int = 6):
         W_h = rng.normal(scale=s_h, size=(width, width))
         W_o = rng.normal(scale=s_o, size=width)
 
-        def forward(W_in, W_h, W_o):
+        def forward(W_in, W_h, W_o, x=x):
             a1 = W_in @ x
             h1 = np.tanh(a1)
             a2 = W_h @ h1
@@ -76,7 +77,8 @@ def coord_check(width: int, rule, draws: int = 6):
         g_in = np.outer((W_h.T @ g_a2) * (1 - h1**2), x)
         b1, _, b2, _, y_new = forward(W_in - lr_in * np.sign(g_in), W_h - lr_h * np.sign(g_h),
                                       W_o - lr_o * np.sign(g_o))
-        out.append([np.sqrt(np.mean((b1 - a1) ** 2)), np.sqrt(np.mean((b2 - a2) ** 2)), abs(y_new - y), abs(y)])
+        out.append([np.sqrt(np.mean((b1 - a1) ** 2)), np.sqrt(np.mean((b2 - a2) ** 2)),
+                    abs(y_new - y), abs(y)])
     return np.mean(out, axis=0)
 
 

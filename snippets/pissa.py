@@ -9,6 +9,7 @@ from cardcheck import check_close, check_true
 from cardplot import figure
 from scipy.linalg import svd as scipy_svd
 
+
 # --- formula ---
 def pissa_init(W: np.ndarray, r: int):
     """Y = X W with W (m x n): A = U[:, :r] S_r^(1/2) (m x r), B = S_r^(1/2) V[:, :r]^T (r x n),

@@ -76,16 +76,16 @@ def entry_reference(x, w_q, w_k, w_v, gq, gk, centre):
 
 # Sums of d_h products and a softmax over T, taken in another order: a few ulps, so 1e-12 is ample.
 for centre, name in ((True, "LayerNorm"), (False, "RMSNorm")):
-    check_close(f"QK-norm attention ({name}) = entry-by-entry loop with scipy", qk_norm_attention(
-        x, w_q, w_k, w_v, gain_q, gain_k, H, centre), entry_reference(x, w_q, w_k, w_v, gain_q, gain_k, centre),
-        rtol=1e-12, atol=1e-14)
+    check_close(f"QK-norm attention ({name}) = entry-by-entry loop with scipy",
+                qk_norm_attention(x, w_q, w_k, w_v, gain_q, gain_k, H, centre),
+                entry_reference(x, w_q, w_k, w_v, gain_q, gain_k, centre), rtol=1e-12, atol=1e-14)
 
 # Gains of 40 allow logits in the thousands: the row-max shift must keep exp finite.
 g40 = np.full(d_h, 40.0)
 span = np.ptp(qk_norm_logits(x @ w_q[:, :d_h], x @ w_k[:, :d_h], g40, g40))
 check_close(f"gains 40 (head 0's logits spanning {span:.0f}): still equals the loop",
-            qk_norm_attention(x, w_q, w_k, w_v, g40, g40, H), entry_reference(x, w_q, w_k, w_v, g40, g40, True),
-            rtol=1e-9, atol=1e-9)
+            qk_norm_attention(x, w_q, w_k, w_v, g40, g40, H),
+            entry_reference(x, w_q, w_k, w_v, g40, g40, True), rtol=1e-9, atol=1e-9)
 # (Logits of size S carry rounding errors of about S * eps, 1e-12 here, which move the weights by as much.)
 
 # The bound. Random queries and keys, then the same with W^Q and W^K blown up 10^4 times (the logit
@@ -100,20 +100,22 @@ check_close("bound with signed gains: the largest |gamma_q,i gamma_k,i| is (-2)(
 q_big, k_big = 1e4 * (x @ w_q[:, :d_h]), 1e4 * (x @ w_k[:, :d_h])
 for centre, name in ((True, "LayerNorm"), (False, "RMSNorm")):
     worst = np.max(np.abs(qk_norm_logits(q_big, k_big, gain_q, gain_k, centre)))
-    check_true(f"{name}: inputs x 1e4, every logit within the bound", worst <= bound, f"{worst:.3f} <= {bound:.3f}")
+    check_true(f"{name}: inputs x 1e4, every logit within the bound", worst <= bound,
+               f"{worst:.3f} <= {bound:.3f}")
 raw = np.max(np.abs(q_big @ k_big.T / np.sqrt(d_h)))
 check_true("without QK-norm the same inputs give logits above 1e7", raw > 1e7, f"{raw:.2e}")
 
 # Reaching the bound: z = (+1, -1, ...) has mean 0 and unit variance, so LN(a z + b) = gamma z for any
-# a > 0 and offset b. With equal gains c the logit of two such vectors is c^2 |z|^2 / sqrt(d_h) = c^2 sqrt(d_h).
+# a > 0 and offset b. With equal gains c the logit of two such vectors is
+# c^2 |z|^2 / sqrt(d_h) = c^2 sqrt(d_h).
 z = np.tile([1.0, -1.0], d_h // 2)
 c = np.full(d_h, 1.3)
 # rtol 1e-6: eps = 1e-6 against variances of 49 and 9 shrinks each normalized vector by under 1e-7.
 check_close("aligned +-1 query and key, gains 1.3: logit = 1.3^2 sqrt(d_h) = the bound",
             qk_norm_logits(7.0 * z[None], 3.0 * z[None] + 5.0, c, c)[0, 0], logit_bound(c, c), rtol=1e-6)
 check_close("...and = 1.69 sqrt(8) by hand", logit_bound(c, c), 1.69 * np.sqrt(8), rtol=1e-15)
-check_close("...and the opposite key gives minus the bound", qk_norm_logits(7.0 * z[None], -3.0 * z[None], c, c)[0, 0],
-            -1.69 * np.sqrt(d_h), rtol=1e-6)
+check_close("...and the opposite key gives minus the bound",
+            qk_norm_logits(7.0 * z[None], -3.0 * z[None], c, c)[0, 0], -1.69 * np.sqrt(d_h), rtol=1e-6)
 check_true("LayerNorm removes a constant offset of the key; RMSNorm does not",
            abs(qk_norm_logits(z[None], z[None] + 5.0, c, c, centre=False)[0, 0] - 1.69 * np.sqrt(d_h)) > 1.0)
 
@@ -130,10 +132,10 @@ check_close(f"W^Q, W^K x 300: attention unchanged (to the eps effect, {tol:.1e})
 
 # Henry et al.'s L2 form: g times the cosine similarity, so |logit| <= g.
 qa, ka = x @ w_q[:, :d_h], x @ w_k[:, :d_h]
-check_close("QKNorm (L2): g q_hat k_hat^T = g x scikit-learn cosine similarity", qknorm_l2_logits(qa, ka, 4.5),
-            4.5 * cosine_similarity(qa, ka), rtol=1e-12, atol=1e-14)
-check_close("QKNorm (L2): a query against itself scores exactly g", qknorm_l2_logits(qa[:1], 3e5 * qa[:1], 4.5),
-            [[4.5]], rtol=1e-14)
+check_close("QKNorm (L2): g q_hat k_hat^T = g x scikit-learn cosine similarity",
+            qknorm_l2_logits(qa, ka, 4.5), 4.5 * cosine_similarity(qa, ka), rtol=1e-12, atol=1e-14)
+check_close("QKNorm (L2): a query against itself scores exactly g",
+            qknorm_l2_logits(qa[:1], 3e5 * qa[:1], 4.5), [[4.5]], rtol=1e-14)
 check_true("QKNorm (L2): every logit within [-g, g]", bool(np.all(np.abs(qknorm_l2_logits(q_big, -k_big, 4.5))
                                                                   <= 4.5 * (1 + 1e-15))))
 

@@ -49,9 +49,11 @@ for i, o in enumerate(batch):
         loop[i, t] = reward[i] - beta * sum(old_logp[i, k] - ref_logp[i, k] for k in range(t, len(o)))
 check_close("A_t = r - beta sum_{i>=t} KL(i), against a loop (padding 0)",
             advantages(reward, old_logp, ref_logp, mask, beta), loop, rtol=1e-12, atol=1e-14)
-check_close("the token rewards of a response sum to r - beta log(pi_old(o) / pi_SFT(o)), probabilities as products",
+check_close("the token rewards of a response sum to r - beta log(pi_old(o) / pi_SFT(o)), "
+            "probabilities as products",
             token_rewards(reward, old_logp, ref_logp, mask, beta).sum(axis=1),
-            [reward[i] - beta * np.log(rg.response_prob(old, o) / rg.response_prob(ref, o)) for i, o in enumerate(batch)],
+            [reward[i] - beta * np.log(rg.response_prob(old, o) / rg.response_prob(ref, o))
+             for i, o in enumerate(batch)],
             rtol=1e-12)
 check_true("the batch has responses of several lengths", len(set(mask.sum(axis=1))) > 1)
 
@@ -74,8 +76,8 @@ check_close("normalized tokens = scipy.stats.zscore of the batch's token advanta
             zscore(adv[mask > 0]), rtol=1e-12, atol=1e-14)
 check_true("padding stays 0", bool(np.all(normed[mask == 0] == 0)))
 check_close("by hand: token advantages (1, 2, 3) -> (-sqrt(3/2), 0, sqrt(3/2))",
-            global_normalize(np.array([[1.0, 2.0, 3.0]]), np.ones((1, 3))), [[-np.sqrt(1.5), 0.0, np.sqrt(1.5)]],
-            rtol=1e-12, atol=1e-15)
+            global_normalize(np.array([[1.0, 2.0, 3.0]]), np.ones((1, 3))),
+            [[-np.sqrt(1.5), 0.0, np.sqrt(1.5)]], rtol=1e-12, atol=1e-15)
 
 fig, ax = figure("REINFORCE++ advantages along one response", "token position t", "A_t before normalization")
 for i in range(4):

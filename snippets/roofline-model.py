@@ -106,5 +106,5 @@ def calculator_outputs(pi, beta, M, N, K, b):
     return {"I_gemm": intensity, "I_star": ridge_point(pi, beta), "P": float(roofline(intensity, pi, beta))}
 
 
-cardcalc.table(calculator_outputs, cardcalc.grid(pi=(312e12, 989e12), beta=(2.039e12, 3.35e12), M=(1, 16, 4096),
-                                                 N=(4096, 8192), K=(8192, 28672), b=(1, 2)))
+cardcalc.table(calculator_outputs, cardcalc.grid(pi=(312e12, 989e12), beta=(2.039e12, 3.35e12),
+                                                 M=(1, 16, 4096), N=(4096, 8192), K=(8192, 28672), b=(1, 2)))

@@ -7,6 +7,7 @@ import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
 
+
 # --- formula ---
 def adapter_scale(alpha: float, r: int, rank_stabilized: bool = True) -> float:
     """gamma_r: alpha / sqrt(r) for rsLoRA, alpha / r for LoRA."""

@@ -9,6 +9,7 @@ import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
 
+
 # --- formula ---
 def sf_lr(t: int, lr: float, beta2: float, warmup: int) -> float:
     """gamma_t = gamma sqrt(1 - beta2^t) min(1, t / T_warmup)."""

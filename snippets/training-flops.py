@@ -86,5 +86,6 @@ check_true("in PF-days (1 PF-day = 8.64e19 FLOPs) this is the reported ~3640",
 # card's JavaScript on the same rows).
 import cardcalc  # noqa: E402
 
-cardcalc.table(lambda N, D: {"C": training_flops(N, D), "C_fwd": forward_flops(N, D), "C_bwd": backward_flops(N, D)},
+cardcalc.table(lambda N, D: {"C": training_flops(N, D), "C_fwd": forward_flops(N, D),
+                             "C_bwd": backward_flops(N, D)},
                cardcalc.grid(N=(1, 124e6, 7e9, 174.6e9, 1e12), D=(1, 300e9, 2e12, 15e12)))

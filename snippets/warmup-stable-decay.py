@@ -8,6 +8,7 @@ import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
 
+
 # --- formula ---
 def exponential_decay(half_life: float):
     """f(tau) = 0.5 ** (tau / half_life): halves every half_life steps, f(0) = 1."""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import quickjs
 
-from ..cards.calculator import IDENTIFIER, NUMBER, Calculator, CalcExpression, Preset
+from ..cards.calculator import IDENTIFIER, NUMBER, CalcExpression, Calculator, Preset
 from ..cards.model import Card
 from ..core.errors import CardError
 from ..snippets.jobs import SnippetResult
@@ -91,7 +91,7 @@ def instrument(expr: str, start: int) -> tuple[str, list[tuple[int, str, list[st
             sites.append((k, f"{token}(...)", [f"argument {n}" for n in range(1, arguments + 1)]))
             k += 1
     out = []
-    for i, token in enumerate(tokens + [""]):
+    for i, token in enumerate([*tokens, ""]):
         out += [text for at, text in inserts if at == i]
         out.append(replaced.get(i, token))
     return "".join(out), sites
@@ -165,8 +165,8 @@ def check_card(card: Card, result: SnippetResult | None, presets: dict[str, Pres
     for n, row in enumerate(result.table, start=1):
         if sorted(row["in"]) != sorted(names):
             return [CardError(card.path, f"row {n} of the snippet's table has inputs "
-                              f"{', '.join(sorted(row['in']))}; the calculator's are {', '.join(sorted(names))}",
-                              calc.line)]
+                              f"{', '.join(sorted(row['in']))}; the calculator's are "
+                              f"{', '.join(sorted(names))}", calc.line)]
     errors = []
     for field in calc.inputs:
         if field.min < field.max and len({row["in"][field.name] for row in result.table}) < 2:
@@ -195,12 +195,13 @@ def check_card(card: Card, result: SnippetResult | None, presets: dict[str, Pres
     return errors
 
 
-def _published(card: Card, calc: Calculator, presets: dict[str, Preset], presets_path: Path) -> list[CardError]:
+def _published(card: Card, calc: Calculator, presets: dict[str, Preset],
+               presets_path: Path) -> list[CardError]:
     """Each figure a preset's source publishes for this card, recomputed by the page's function."""
     errors = []
     points = [(p, {**calc.defaults(), **{k: v for k, v in p.values.items() if k in calc.defaults()}})
               for p in (presets[i] for i in calc.presets if i in presets)]
-    for (preset, point), value in zip(points, evaluate(calc, [pt for _, pt in points]), strict=True):
+    for (preset, _), value in zip(points, evaluate(calc, [pt for _, pt in points]), strict=True):
         for fig in preset.published:
             if fig.card == card.id and not fig.matches(value.get(fig.output) or math.nan):
                 errors.append(CardError(presets_path, f"preset '{preset.id}': {card.id} gives "

@@ -273,7 +273,7 @@ def preset_problems(presets: dict[str, Preset], calculators: dict[str, tuple[Pat
     """A card naming an unknown preset or one that sets none of its inputs, a preset value outside
     an input's range, and a published figure of a card or output that does not exist."""
     errors = []
-    for card_id, (path, calc) in calculators.items():
+    for path, calc in calculators.values():
         names = {i.name: i for i in calc.inputs}
         for preset_id in calc.presets:
             preset = presets.get(preset_id)

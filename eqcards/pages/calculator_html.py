@@ -63,8 +63,10 @@ def render_calculator(card: Card, presets: Mapping[str, Preset]) -> list[str]:
                    f'data-value="{shown}">{shown}</output></p>')
     out.append("</div>")
     if calc.chart is not None:
-        out.append(f'<figure class="eqc-calc-chart" id="calc-chart"><figcaption>{_math(_symbol(calc, calc.chart.output))} '
-                   f"against {_math(_symbol(calc, calc.chart.x))}, the other inputs as above</figcaption></figure>")
+        out.append('<figure class="eqc-calc-chart" id="calc-chart">'
+                   f"<figcaption>{_math(_symbol(calc, calc.chart.output))} "
+                   f"against {_math(_symbol(calc, calc.chart.x))}, the other inputs as above"
+                   "</figcaption></figure>")
     out.append('<p class="eqc-calc-share"><a id="calc-link" href="#calculator">Link to these values</a> '
                "(the address bar holds them too)</p>")
     if chosen:

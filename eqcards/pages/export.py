@@ -39,7 +39,8 @@ def card_records(cards: list[Card], results: dict[str, SnippetResult], site_url:
         if card.calculator is not None:  # the URL parameters of its page: ?<name>=<value>
             records[-1]["calculator"] = {
                 "inputs": [{"name": i.name, "symbol": i.symbol, "meaning": i.meaning, "unit": i.unit,
-                            "default": i.default, "min": i.min, "max": i.max} for i in card.calculator.inputs],
+                            "default": i.default, "min": i.min, "max": i.max}
+                           for i in card.calculator.inputs],
                 "outputs": [{"name": o.name, "symbol": o.symbol, "meaning": o.meaning, "unit": o.unit,
                              "expression": o.expr} for o in card.calculator.outputs],
                 "presets": list(card.calculator.presets)}

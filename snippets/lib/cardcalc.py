@@ -43,5 +43,6 @@ def table(formula: Callable[..., Any], rows: Iterable[Mapping[str, float]]) -> i
 def _real(value: Any, name: str) -> float:
     number = float(value)
     if not math.isfinite(number):
-        raise ValueError(f"{name} = {value!r} is not a finite number: keep the grid inside the formula's domain")
+        raise ValueError(f"{name} = {value!r} is not a finite number: "
+                         "keep the grid inside the formula's domain")
     return number

@@ -74,7 +74,7 @@ def all_responses() -> list[list[int]]:
     """Every possible response: non-EOS tokens, then EOS, or MAX_LEN non-EOS tokens."""
     out: list[list[int]] = []
     for n in range(MAX_LEN):
-        out += [list(body) + [EOS] for body in itertools.product(range(1, V), repeat=n)]
+        out += [[*body, EOS] for body in itertools.product(range(1, V), repeat=n)]
     out += [list(body) for body in itertools.product(range(1, V), repeat=MAX_LEN)]
     return out
 

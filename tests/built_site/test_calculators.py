@@ -18,24 +18,27 @@ PUBLISHED = sorted({(fig.card, p.id) for p in PRESETS.values() for fig in p.publ
 
 
 def test_presets_are_published() -> None:
-    assert ("decoder-parameter-count", "llama-2-70b") in PUBLISHED and ("zero3-memory", "zero-7-5b") in PUBLISHED
+    assert ("decoder-parameter-count", "llama-2-70b") in PUBLISHED
+    assert ("zero3-memory", "zero-7-5b") in PUBLISHED
 
 
 @pytest.mark.parametrize(("card", "preset"), PUBLISHED)
-def test_a_preset_in_the_url_reproduces_its_published_figures(visit: Visit, base_url: str, card: str,  # noqa: F811
-                                                              preset: str) -> None:
+def test_a_preset_in_the_url_reproduces_its_published_figures(visit: Visit, base_url: str,  # noqa: F811
+                                                              card: str, preset: str) -> None:
     page = visit.open(f"{base_url}/cards/{card}/?preset={preset}")
     assert page.locator("select[name=preset]").input_value() == preset
     for fig in (f for f in PRESETS[preset].published if f.card == card):
         value = page.locator(f"#calc-out-{fig.output}").get_attribute("data-value")
-        assert value and fig.matches(float(value)), f"{card} {fig.output} = {value}; {fig.where} prints {fig.value}"
+        assert value and fig.matches(float(value)), \
+            f"{card} {fig.output} = {value}; {fig.where} prints {fig.value}"
     assert visit.outside == [] and visit.failed == []
 
 
 def test_a_calculator_on_a_phone(browser: Browser, base_url: str) -> None:  # noqa: F811
     """KV-cache memory at 390 px: URL state in and out, data-value, labels, live region, chart."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
-    page = Visit(context.new_page(), base_url).open(f"{base_url}/cards/kv-cache-memory/?preset=llama-2-70b&T=4096")
+    page = Visit(context.new_page(), base_url).open(
+        f"{base_url}/cards/kv-cache-memory/?preset=llama-2-70b&T=4096")
     out = page.locator("#calc-out-M")
     # Llama 2 70B: 2 x 80 layers x 8 KV heads x 128 x 4096 tokens x 1 sequence x 2 bytes = 1.25 GiB.
     assert out.get_attribute("data-value") == str(2 * 80 * 8 * 128 * 4096 * 2)
@@ -55,7 +58,8 @@ def test_a_calculator_on_a_phone(browser: Browser, base_url: str) -> None:  # no
     shared = page.url
     # An empty field is flagged and the result says so, rather than showing a stale number.
     page.locator("#calc-in-B").fill("")
-    assert out.get_attribute("data-value") == "" and page.locator("#calc-in-B").get_attribute("aria-invalid") == "true"
+    assert out.get_attribute("data-value") == ""
+    assert page.locator("#calc-in-B").get_attribute("aria-invalid") == "true"
     assert page.locator("#calc-chart svg path.eqc-calc-line").count() == 1
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.goto(shared)

@@ -108,7 +108,8 @@ def test_an_expression_naming_something_else_is_refused_at_its_line(tmp_path: Pa
     path.write_text(card_markdown(calculator=calculator(f="fetch(p)")), encoding="utf-8")
     with pytest.raises(CardError) as caught:
         parse_card(path)
-    assert caught.value.line == line_of(path, "fetch(p)") and "'fetch' is not an input" in caught.value.message
+    assert caught.value.line == line_of(path, "fetch(p)")
+    assert "'fetch' is not an input" in caught.value.message
     path.write_text(card_markdown(calculator=calculator(f="p = 3")), encoding="utf-8")
     with pytest.raises(CardError, match="assigns"):
         parse_card(path)

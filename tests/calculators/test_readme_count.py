@@ -13,4 +13,5 @@ def test_the_readme_counts_the_calculators() -> None:
     count = sum(parse_card(p).calculator is not None for p in sorted((ROOT / "docs" / "cards").glob("*.md")))
     stated = re.search(r"^- (\d+) cards have a calculator", (ROOT / "README.md").read_text(), re.M)
     assert stated is not None, "README.md no longer says how many cards have a calculator"
-    assert int(stated.group(1)) == count, f"README.md says {stated.group(1)} calculators; the cards have {count}"
+    assert int(stated.group(1)) == count, \
+        f"README.md says {stated.group(1)} calculators; the cards have {count}"

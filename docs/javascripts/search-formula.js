@@ -224,9 +224,10 @@ var EqFormula = (function () {
   // Whether a query is written as math rather than as words: a TeX command, a script, an
   // operator between symbols, a function applied to an argument, or a math character.
   // A Greek letter alone does not make math of a query (ε-greedy is a name); a name written
-  // with underscores, each part a word (doc_stride, lambda_mult), is a code identifier.
+  // with underscores, each part two characters or more (doc_stride, kv_lora_rank,
+  // loraplus_lr_ratio), is a code identifier; a one-letter part (d_k, alpha_t) is a subscript.
   var MATHLIKE = /\\[A-Za-z]|[_^=/<>|]|[A-Za-z0-9]\s*\(|[\u2200-\u22ff√∑∏ᵀ‖]/;
-  var IDENTIFIER = /^[A-Za-z]{3,}(?:_[A-Za-z]{3,})+$/;
+  var IDENTIFIER = /^[A-Za-z][A-Za-z0-9]+(?:_[A-Za-z0-9]{2,})+$/;
   function isFormula(query) {
     var text = String(query).trim();
     return MATHLIKE.test(text) && !IDENTIFIER.test(text);

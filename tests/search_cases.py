@@ -392,15 +392,20 @@ ALL_WORDS_FIRST: list[str] = [
 # results far below the best). At most this many results.
 SHORT_LISTS: list[tuple[str, int]] = [
     ("reciprocal rank fusion", 8),
-    ("decoupled weight decay", 8),
-    ("low-rank adaptation", 8),
+    # Since the 2024-2026 cards: Lion, Muon and AdamW all decouple weight decay, and DAPO and MLA
+    # have a "decoupled" clip and RoPE that match two of the three words.
+    ("decoupled weight decay", 10),
+    # The LoRA family (LoRA, DoRA, LoRA+, rsLoRA, AdaLoRA, PiSSA, GaLore, QLoRA ...) all say
+    # low-rank adaptation, as does MLA's low-rank compression: a dozen, not the whole site.
+    ("low-rank adaptation", 14),
     ("speculative decoding", 8),
     ("expected calibration error", 8),
     ("classifier-free guidance", 8),
     # Eight cards besides this one have "gradient" in their title since the policy-gradient cards came
     # in (policy gradient theorem, REINFORCE, DPG ...): each matches half the query on its title, which
     # keeps it above the floor. Without the floor the list runs on through the 113 cards that say gradient.
-    ("gradient clipping", 12),
+    # GSPO and DAPO's clipped ratios and Mixture-of-Depths' router gradient joined them in 2024-2026.
+    ("gradient clipping", 14),
     ("perplexity", 8),
 ]
 

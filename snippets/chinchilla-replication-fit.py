@@ -1,6 +1,6 @@
-"""Chinchilla replication fit (Besiroglu et al. 2024) beside Hoffmann et al.'s printed constants: the constants
-against the papers' printed values, and each fit's compute-optimal allocation against a brute-force grid search
-along the budget line C = 6ND."""
+"""Chinchilla replication fit (Besiroglu et al. 2024) beside Hoffmann et al.'s printed constants: the
+constants against the papers' printed values, and each fit's compute-optimal allocation against a
+brute-force grid search along the budget line C = 6ND."""
 
 import numpy as np
 from cardcheck import check_close, check_true
@@ -30,8 +30,8 @@ def optimum(C, E, A, B, alpha, beta):
 PRINTED_REFIT = (1.8172, 482.01, 2085.43, 0.3478, 0.3658)
 HOFFMANN = {"E": 1.69, "A": 406.4, "B": 410.7, "alpha": 0.34, "beta": 0.28}
 HOFFMANN_TEX = {"E": 1.6934, "A": 406.4, "B": 410.7, "alpha": 0.3392, "beta": 0.2849}
-check_close("refit constants == Besiroglu et al. Table 1", [REFIT[k] for k in ("E", "A", "B", "alpha", "beta")],
-            PRINTED_REFIT, rtol=1e-12)
+check_close("refit constants == Besiroglu et al. Table 1",
+            [REFIT[k] for k in ("E", "A", "B", "alpha", "beta")], PRINTED_REFIT, rtol=1e-12)
 FITS = {"Hoffmann et al. (printed)": HOFFMANN, "Hoffmann et al. (TeX source)": HOFFMANN_TEX,
         "Besiroglu et al. refit": REFIT}
 
@@ -53,19 +53,23 @@ for name, p in FITS.items():
                 rtol=rtol_grid)
     check_close(f"{name}: 6 N_opt D_opt = C", 6 * closed.prod(axis=1), budgets, rtol=1e-12)
 
-# 3. What each fit says at Chinchilla's own budget (70B parameters x 1.4T tokens, C = 5.88e23 FLOPs): the refit
-#    puts the optimum near the model Hoffmann et al. trained, about 20 tokens per parameter; the rounded printed
-#    constants put it near 32B parameters and 3T tokens, over 90 tokens per parameter.
+# 3. What each fit says at Chinchilla's own budget (70B parameters x 1.4T tokens, C = 5.88e23 FLOPs): the
+#    refit puts the optimum near the model Hoffmann et al. trained, about 20 tokens per parameter; the rounded
+#    printed constants put it near 32B parameters and 3T tokens, over 90 tokens per parameter.
 C_chin = 6 * 70e9 * 1.4e12
 n_r, d_r = optimum(C_chin, **REFIT)
 n_h, d_h = optimum(C_chin, **HOFFMANN)
 check_true("refit at Chinchilla's budget: 60-85B parameters, 15-25 tokens per parameter",
-           60e9 < n_r < 85e9 and 15 < d_r / n_r < 25, f"{n_r / 1e9:.1f}B, {d_r / 1e12:.2f}T, {d_r / n_r:.1f} tok/param")
-check_true("printed Hoffmann constants at the same budget: 25-40B parameters, over 80 tokens per parameter",
-           25e9 < n_h < 40e9 and d_h / n_h > 80, f"{n_h / 1e9:.1f}B, {d_h / 1e12:.2f}T, {d_h / n_h:.1f} tok/param")
+           60e9 < n_r < 85e9 and 15 < d_r / n_r < 25,
+           f"{n_r / 1e9:.1f}B, {d_r / 1e12:.2f}T, {d_r / n_r:.1f} tok/param")
+check_true("printed Hoffmann constants at the same budget: 25-40B parameters, "
+           "over 80 tokens per parameter",
+           25e9 < n_h < 40e9 and d_h / n_h > 80,
+           f"{n_h / 1e9:.1f}B, {d_h / 1e12:.2f}T, {d_h / n_h:.1f} tok/param")
 
 # 4. Scaling exponents of N_opt ~ C^a, read off the brute-force minima (a slope over 1e19..1e27, not the
-#    formula's exponent). Hoffmann et al. Table 2: Approach 1 a = 0.50, Approach 2 a = 0.49, Approach 3 a = 0.46.
+#    formula's exponent). Hoffmann et al. Table 2: Approach 1 a = 0.50, Approach 2 a = 0.49, Approach 3
+#    a = 0.46.
 #    Besiroglu et al. report a = 0.5126 for their refit; the unrounded TeX-source constants give 0.4565, which
 #    Table 2 prints as 0.46. Tolerance: half a unit in the printed last digit plus the grid's 1e-5.
 slopes = {}
@@ -74,7 +78,8 @@ for name, key, a_paper, half_unit in (("refit", "Besiroglu et al. refit", 0.5126
     slopes[name] = np.polyfit(np.log(budgets), np.log(brute[key][:, 0]), 1)[0]
     check_close(f"{name}: slope of log N_opt vs log C = {a_paper} as printed", slopes[name], a_paper,
                 atol=half_unit + rtol_grid)
-check_true("refit's slope lies within 0.025 of Approaches 1 and 2 (0.50, 0.49); Hoffmann's Approach 3 does not",
+check_true("refit's slope lies within 0.025 of Approaches 1 and 2 (0.50, 0.49); "
+           "Hoffmann's Approach 3 does not",
            max(abs(slopes["refit"] - 0.50), abs(slopes["refit"] - 0.49)) < 0.025
            and abs(slopes["Hoffmann TeX source"] - 0.49) > 0.025,
            f"refit {slopes['refit']:.4f}, Hoffmann {slopes['Hoffmann TeX source']:.4f}")

@@ -76,13 +76,16 @@ Q = int8_codes(X, lo, hi)
 err = np.abs(dequantize(Q, lo, hi) - X)
 half_bucket = (hi - lo) / 255 / 2
 check_true("|x - dequant(q(x))| <= s_j / 2 in every dimension (5000 x 64 values)",
-           np.all(err <= half_bucket * (1 + 1e-9)), f"max error / half bucket {np.max(err / half_bucket):.6f}")
+           np.all(err <= half_bucket * (1 + 1e-9)),
+           f"max error / half bucket {np.max(err / half_bucket):.6f}")
 check_true("the bound is reached (worst case within 1% of s_j / 2)", np.max(err / half_bucket) > 0.99)
 check_close("the calibration extremes map to -128 and 127", [int8_codes(lo[None], lo, hi).min(),
             int8_codes(hi[None], lo, hi).max()], [-128, 127], rtol=0)
 outside = int8_codes(np.stack([lo - 1.0, hi + 1.0]), lo, hi)
-check_true("values outside the range clip to -128 and 127", np.all(outside[0] == -128) & np.all(outside[1] == 127))
-# sentence-transformers' rule casts ((x - l) / s - 128) to int8, truncating toward zero: one bucket off at most.
+check_true("values outside the range clip to -128 and 127",
+           np.all(outside[0] == -128) & np.all(outside[1] == 127))
+# sentence-transformers' rule casts ((x - l) / s - 128) to int8, truncating toward zero: one bucket off at
+# most.
 library = ((X - lo) / ((hi - lo) / 255) - 128).astype(np.int8)
 check_true("the library's truncating rule differs from rounding by at most one code",
            np.max(np.abs(library.astype(int) - Q.astype(int))) == 1)
@@ -138,7 +141,8 @@ check_true("the rescored list puts each query's source document first",
 mults = [1, 2, 4, 8, 16]
 fig, ax = figure("Binary search with rescoring", "rescore multiplier (shortlist = multiplier x 10)",
                  "recall@10 vs exact float search")
-ax.plot(mults, [recall(np.array([search_and_rescore(queries[i], Bq[i], Bd, k, m)[0] for i in range(len(queries))]))
+ax.plot(mults, [recall(np.array([search_and_rescore(queries[i], Bq[i], Bd, k, m)[0]
+                                 for i in range(len(queries))]))
                 for m in mults], marker="o", label="Hamming shortlist, then q · sign(d)")
 ax.axhline(r_bin, linestyle="--", color="gray", label="Hamming distance alone")
 ax.set_xscale("log", base=2)

@@ -1,5 +1,5 @@
-"""FP8 per-tensor scaling: E4M3 and E5M2 rounding against an exact enumeration of each format's values (maxima 448
-and 57344), and delayed scaling (amax history) against current scaling on an activation spike."""
+"""FP8 per-tensor scaling: E4M3 and E5M2 rounding against an exact enumeration of each format's values
+(maxima 448 and 57344), and delayed scaling (amax history) against current scaling on an activation spike."""
 
 import numpy as np
 from cardcheck import check_close, check_true
@@ -50,7 +50,8 @@ for fmt, (values, _) in tables.items():
 check_true("E4M3: max 448 = 1.75 x 2^8, min subnormal 2^-9, 127 positive values (only S.1111.111 is NaN)",
            tables["E4M3"][0][-1] == 448 and tables["E4M3"][0][1] == 2.0**-9 and len(tables["E4M3"][0]) == 127)
 check_true("E5M2: max 57344 = 1.75 x 2^15, min subnormal 2^-16, 124 positive values (IEEE inf/NaN)",
-           tables["E5M2"][0][-1] == 57344 and tables["E5M2"][0][1] == 2.0**-16 and len(tables["E5M2"][0]) == 124)
+           tables["E5M2"][0][-1] == 57344 and tables["E5M2"][0][1] == 2.0**-16
+           and len(tables["E5M2"][0]) == 124)
 
 # 2. Round-to-nearest against the enumeration: random magnitudes over the whole range (subnormal to past the
 #    maximum), every representable value itself, and every midpoint between neighbours (ties -> even code).
@@ -65,7 +66,7 @@ for fmt, (values, codes) in tables.items():
                 nearest_by_enumeration(-mids, values, codes), rtol=0)
 
 # 3. Relative error of a normal value is at most half a unit in the last place: 2^-(m+1).
-for fmt, (values, _) in tables.items():
+for fmt in tables:
     man_bits, bias, fmax = FORMATS[fmt]
     x = np.exp(rng.uniform(np.log(2.0 ** (1 - bias)), np.log(fmax), 20000))
     rel = np.max(np.abs(to_fp8(x, fmt) - x) / x)
@@ -94,14 +95,15 @@ big = np.abs(spike) >= np.max(np.abs(spike)) * 2.0**-6     # inside E4M3's norma
 err_current = np.max(np.abs(fp8_cast(spike[big], s_current, "E4M3") - spike[big]) / np.abs(spike[big]))
 saturated = np.mean(np.abs(spike * s_delayed) > 448)
 check_true("delayed scaling on the spike: values saturate, relative error above 50%",
-           saturated > 0.3 and err_delayed > 0.5, f"{saturated:.0%} of values past 448, error {err_delayed:.2f}")
+           saturated > 0.3 and err_delayed > 0.5,
+           f"{saturated:.0%} of values past 448, error {err_delayed:.2f}")
 check_true("current scaling on the spike: no saturation, relative error <= 2^-4", err_current <= 2.0**-4,
            f"{err_current:.4f}")
 check_close("delayed scale = 448 / max(history)", s_delayed, 448 / max(history), rtol=1e-15)
 check_close("delayed, margin 3: the history's amax maps to 2^-3 x 448 = 56 (Transformer Engine's rule)",
             max(history) * delayed_scale(history, "E4M3", margin=3), 56.0, rtol=1e-15)
 check_true("after the step, the history holds the spike: the next delayed scale adapts",
-           delayed_scale(history[1:] + [np.max(np.abs(spike))], "E4M3") == s_current)
+           delayed_scale([*history[1:], np.max(np.abs(spike))], "E4M3") == s_current)
 
 fig, ax = figure("E4M3 cast of a spike: delayed against current scaling", "true value",
                  "dequantized value")

@@ -9,7 +9,8 @@ from cardplot import figure
 
 # --- formula ---
 def late_chunk(token_embeddings, spans):
-    """c_i = (1 / (e_i - s_i)) sum_{t = s_i}^{e_i - 1} h_t for half-open token spans [s_i, e_i), from prefix sums."""
+    """c_i = (1 / (e_i - s_i)) sum_{t = s_i}^{e_i - 1} h_t for half-open token spans [s_i, e_i), from prefix
+    sums."""
     prefix = np.vstack([np.zeros((1, token_embeddings.shape[1])), np.cumsum(token_embeddings, axis=0)])
     starts = np.array([s for s, _ in spans])
     ends = np.array([e for _, e in spans])
@@ -24,7 +25,8 @@ Wq, Wk, Wv = (rng.normal(size=(d, d)) / np.sqrt(d) for _ in range(3))
 
 
 def contextual_encoder(tokens):
-    """A toy bidirectional encoder: token embeddings plus one softmax self-attention layer over the whole input."""
+    """A toy bidirectional encoder: token embeddings plus one softmax self-attention layer over the whole
+    input."""
     E = table[tokens]
     scores = (E @ Wq) @ (E @ Wk).T / np.sqrt(d)
     A = np.exp(scores - scores.max(axis=1, keepdims=True))
@@ -54,8 +56,8 @@ def loop_pool(H, spans):
 #    difference keeps their absolute rounding, a few ulps of 40 (~1e-14): atol 1e-13 on values ~1.
 H = contextual_encoder(doc)
 late = late_chunk(H, spans)
-check_close("late chunks = mean of each span's token embeddings (loop)", late, loop_pool(H, spans), rtol=1e-12,
-            atol=1e-13)
+check_close("late chunks = mean of each span's token embeddings (loop)", late, loop_pool(H, spans),
+            rtol=1e-12, atol=1e-13)
 check_close("one span covering the document = the document's mean-pooled embedding",
             late_chunk(H, [(0, len(doc))])[0], H.mean(axis=0), rtol=1e-12, atol=1e-13)
 check_close("a one-token span is that token's embedding", late[2], H[19], rtol=1e-12, atol=1e-13)
@@ -80,7 +82,8 @@ edited[36] = (edited[36] + 1) % V
 moved_late = np.linalg.norm(late_chunk(contextual_encoder(edited), spans)[0] - late[0])
 moved_naive = np.linalg.norm(contextual_encoder(edited[0:7]).mean(axis=0) - naive[0])
 check_true("editing token 36 moves chunk 1's late embedding but not its chunk-alone one",
-           moved_late > 1e-3 and moved_naive == 0.0, f"late moved {moved_late:.3g}, chunk-alone {moved_naive:.3g}")
+           moved_late > 1e-3 and moved_naive == 0.0,
+           f"late moved {moved_late:.3g}, chunk-alone {moved_naive:.3g}")
 
 cos = np.sum(late * naive, axis=1) / (np.linalg.norm(late, axis=1) * np.linalg.norm(naive, axis=1))
 fig, ax = figure("Late chunking against embedding each chunk alone", "chunk (token span)",

@@ -56,8 +56,8 @@ check_close("one size with weight 1 is the plain cross-entropy of that prefix",
             [mrl_loss(z, y, {m: heads[m]}, [1.0]) for m in sizes], separate, rtol=1e-12)
 # Confident heads: logits in the thousands, where exp overflows unless the largest logit is taken out first.
 big = 400.0 * z
-check_close("logits ~1e3 (exp would overflow): still the sum of the separate losses", mrl_loss(big, y, heads, c),
-            float(np.dot(c, [prefix_loss(m, big) for m in sizes])), rtol=1e-12)
+check_close("logits ~1e3 (exp would overflow): still the sum of the separate losses",
+            mrl_loss(big, y, heads, c), float(np.dot(c, [prefix_loss(m, big) for m in sizes])), rtol=1e-12)
 check_true("the prefixes' losses differ (the check can tell the sizes apart)",
            np.min(np.diff(np.sort(separate))) > 1e-3, f"losses {np.round(separate, 3)}")
 
@@ -65,7 +65,7 @@ check_true("the prefixes' losses differ (the check can tell the sizes apart)",
 #    (p - onehot(y)) W / N of each prefix: coordinate j receives c_m times it from every prefix m >= j, so
 #    the first coordinates get gradient from all four heads and coordinates 17..32 from the last alone.
 h = 1e-6
-rows = (0, 5, 11)                           # three examples, every coordinate: enough to see each prefix boundary
+rows = (0, 5, 11)   # three examples, every coordinate: enough to see each prefix boundary
 fd = np.zeros((len(rows), d))
 for r, i in enumerate(rows):
     for j in range(d):
@@ -78,21 +78,25 @@ for m, cm in zip(sizes, c, strict=True):
     p = np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
     p[np.arange(N), y] -= 1.0
     analytic[:, :m] += cm * p @ heads[m] / N
-# The loss is ~10, computed to a few dozen ulps: 64 eps |f| / h ~ 1.5e-7 bounds the rounding of the difference.
-check_close("dL/dz by central differences = sum over prefixes containing the coordinate", fd, analytic[list(rows)],
-            rtol=0, atol=64 * np.finfo(float).eps * 10 / h)
+# The loss is ~10, computed to a few dozen ulps: 64 eps |f| / h ~ 1.5e-7 bounds the rounding of the
+# difference.
+check_close("dL/dz by central differences = sum over prefixes containing the coordinate", fd,
+            analytic[list(rows)], rtol=0, atol=64 * np.finfo(float).eps * 10 / h)
 
 # 3. Truncated retrieval. Cosine similarity of the first m coordinates, from scipy's cosine distance on the
 #    raw prefixes, against dot products of truncate(); and the same top-10 lists.
-docs = rng.normal(size=(200, 64)) * np.exp(-np.arange(64) / 16)     # an MRL-like spectrum: early coordinates carry most
+# An MRL-like spectrum: early coordinates carry most.
+docs = rng.normal(size=(200, 64)) * np.exp(-np.arange(64) / 16)
 queries = docs[:5] + 0.3 * rng.normal(size=(5, 64)) * np.exp(-np.arange(64) / 16)
 for m in (8, 32):
     ours = truncate(queries, m) @ truncate(docs, m).T
     ref = 1.0 - cdist(queries[:, :m], docs[:, :m], metric="cosine")
     # Cosines of 8- and 32-dim vectors: a few ulps per term, so 1e-12 absolute.
-    check_close(f"m = {m}: truncate-then-renormalize dot = scipy cosine of the prefixes", ours, ref, rtol=0, atol=1e-12)
+    check_close(f"m = {m}: truncate-then-renormalize dot = scipy cosine of the prefixes", ours, ref, rtol=0,
+                atol=1e-12)
     check_true(f"m = {m}: same top-10 lists as scipy's cosine",
-               all(np.array_equal(np.argsort(-ours[q], kind="stable")[:10], np.argsort(-ref[q], kind="stable")[:10])
+               all(np.array_equal(np.argsort(-ours[q], kind="stable")[:10],
+                                  np.argsort(-ref[q], kind="stable")[:10])
                    for q in range(5)))
 check_close("truncate(E, d) of unit rows leaves them unchanged", truncate(truncate(docs, 64), 64),
             truncate(docs, 64), rtol=0, atol=1e-15)
@@ -106,11 +110,13 @@ cos8 = 1.0 - cdist(queries[:, :8], docs[:, :8], metric="cosine")
 check_true("slicing a unit vector without renormalizing changes some top-10 list",
            any(set(np.argsort(-sliced[q])[:10]) != set(np.argsort(-cos8[q])[:10]) for q in range(5)))
 
-# How much of the full-dimension top 10 each prefix recovers, with the MRL-like spectrum and isotropic vectors.
+# How much of the full-dimension top 10 each prefix recovers, with the MRL-like spectrum and isotropic
+# vectors.
 iso = rng.normal(size=(200, 64))
 iso_q = iso[:5] + 0.3 * rng.normal(size=(5, 64))
 ms = [2, 4, 8, 16, 32, 64]
-fig, ax = figure("Truncated search against full-dimension search", "prefix size m", "overlap with full top 10")
+fig, ax = figure("Truncated search against full-dimension search", "prefix size m",
+                 "overlap with full top 10")
 for label, D, Q in (("decaying spectrum (MRL-like)", docs, queries), ("isotropic", iso, iso_q)):
     full = truncate(Q, 64) @ truncate(D, 64).T
     top_full = [set(np.argsort(-full[q])[:10]) for q in range(5)]

@@ -1,6 +1,6 @@
-"""Multi-token prediction: the parallel-heads loss (Gloeckle et al.) and DeepSeek-V3's depth-averaged MTP loss,
-checked against per-position loops of scipy log-softmax cross-entropies in the papers' own indexing, the target
-shift by brute force, and the expected loss of exact heads on a Markov chain by Monte Carlo."""
+"""Multi-token prediction: the parallel-heads loss (Gloeckle et al.) and DeepSeek-V3's depth-averaged MTP
+loss, checked against per-position loops of scipy log-softmax cross-entropies in the papers' own indexing, the
+target shift by brute force, and the expected loss of exact heads on a Markov chain by Monte Carlo."""
 
 import numpy as np
 from cardcheck import check_close, check_true
@@ -53,12 +53,13 @@ for t in range(T):
     for i in range(1, n + 1):
         if t + i < T:
             brute -= log_softmax(head_logits[i - 1, t])[x[t + i]]
-check_close("L_n = loop over (t, i) of scipy log-softmax cross-entropies", parallel_heads_loss(head_logits, x),
-            brute, rtol=1e-12)
+check_close("L_n = loop over (t, i) of scipy log-softmax cross-entropies",
+            parallel_heads_loss(head_logits, x), brute, rtol=1e-12)
 check_close("n = 1 is next-token cross-entropy", parallel_heads_loss(head_logits[:1], x),
             -sum(log_softmax(head_logits[0, t])[x[t + 1]] for t in range(T - 1)), rtol=1e-12)
-check_close("logits of 1000: stable, equal to scipy", parallel_heads_loss(head_logits * 125, x), -sum(
-    log_softmax(head_logits[i - 1, t] * 125)[x[t + i]] for i in range(1, n + 1) for t in range(T - i)), rtol=1e-12)
+check_close("logits of 1000: stable, equal to scipy", parallel_heads_loss(head_logits * 125, x),
+            -sum(log_softmax(head_logits[i - 1, t] * 125)[x[t + i]]
+                 for i in range(1, n + 1) for t in range(T - i)), rtol=1e-12)
 
 # 2. The target shift by brute force: heads that put almost all mass (logit 40) on one candidate target.
 #    Only the shift t -> t + i drives the loss to ~0; off by one in either direction, every target is missed.
@@ -85,11 +86,13 @@ for k in range(1, D + 1):
         s += log_softmax(depth_logits[k - 1, i - k - 2])[tokens[i - 1]]
     per_depth_ref.append(-s / T)
 got, per_depth = deepseek_mtp_loss(depth_logits, tokens, lam)
-check_close("L^k_MTP = -(1/T) sum_{i=2+k}^{T+1} log P^k_i[t_i], per depth", per_depth, per_depth_ref, rtol=1e-12)
+check_close("L^k_MTP = -(1/T) sum_{i=2+k}^{T+1} log P^k_i[t_i], per depth", per_depth, per_depth_ref,
+            rtol=1e-12)
 check_close("L_MTP = (lambda / D) sum_k L^k_MTP", got, lam * np.mean(per_depth_ref), rtol=1e-12)
 mean_over_terms = [p * T / (T - k) for k, p in enumerate(per_depth_ref, start=1)]
 check_true("dividing by T != averaging over the T - k terms (deeper depths weigh less)",
-           abs(lam * np.mean(mean_over_terms) - got) > 1e-3 * abs(got), f"{got:.4f} vs {lam * np.mean(mean_over_terms):.4f}")
+           abs(lam * np.mean(mean_over_terms) - got) > 1e-3 * abs(got),
+           f"{got:.4f} vs {lam * np.mean(mean_over_terms):.4f}")
 # The same offsets as parallel heads: depth k predicts offset k + 1, so on the same tokens and logits
 # T * D / lambda * L_MTP = the heads-2..D+1 part of L_n.
 stacked = np.concatenate([rng.normal(0, 8, (1, T + 1, V)), np.pad(depth_logits, ((0, 0), (0, 1), (0, 0)))])
@@ -97,8 +100,8 @@ check_close("depth k of DeepSeek = head k+1 of the parallel heads (same shift)",
             parallel_heads_loss(stacked, tokens) - parallel_heads_loss(stacked[:1], tokens), rtol=1e-12)
 
 # 4. Monte Carlo: on a Markov chain the best head i is the i-step transition matrix P^i, and the expected loss
-#    of head i per position is H(X_{t+i} | X_t) (enumeration). A stationary sequence of length n + 1 gives head i
-#    n + 1 - i positions, so E[L_n] = sum_i (n + 1 - i) H(X_{t+i} | X_t). 4000 independent sequences;
+#    of head i per position is H(X_{t+i} | X_t) (enumeration). A stationary sequence of length n + 1 gives
+#    head i n + 1 - i positions, so E[L_n] = sum_i (n + 1 - i) H(X_{t+i} | X_t). 4000 independent sequences;
 #    tolerance 4 standard errors of the sample mean.
 S = 5
 P = rng.dirichlet(np.full(S, 0.5), size=S)

@@ -1,6 +1,7 @@
-"""OCP Microscaling (MX): blocks of 32 elements sharing a power-of-two E8M0 scale X = 2^(floor(log2 amax) - emax),
-elements in FP8, FP6, FP4 or INT8; quantize/dequantize checked against an exact enumeration of each element format,
-the spec's emax values, the scale's defining bracket, and per-tensor scaling on a tensor with one outlier block."""
+"""OCP Microscaling (MX): blocks of 32 elements sharing a power-of-two E8M0 scale
+X = 2^(floor(log2 amax) - emax), elements in FP8, FP6, FP4 or INT8; quantize/dequantize checked against an
+exact enumeration of each element format, the spec's emax values, the scale's defining bracket, and
+per-tensor scaling on a tensor with one outlier block."""
 
 import numpy as np
 from cardcheck import check_close, check_true
@@ -82,7 +83,8 @@ for fmt, (values, codes) in TABLES.items():
         k = ks[(ratio >= 2.0**emax) & (ratio < 2.0 ** (emax + 1))]
         ok_scale &= len(k) == 1 and X == 2.0 ** k[0]
         ok_elem &= bool(np.array_equal(X * p, X * nearest_by_enumeration(block / 2.0 ** k[0], values, codes)))
-    check_true(f"{fmt}: 40 blocks: X is the power of two bracketing amax / 2^emax (brute-force search)", ok_scale)
+    check_true(f"{fmt}: 40 blocks: X is the power of two bracketing amax / 2^emax (brute-force search)",
+               ok_scale)
     check_true(f"{fmt}: 40 blocks: elements = the enumeration's nearest values of V_i / X", ok_elem)
     mids = (values[1:] + values[:-1]) / 2
     check_close(f"{fmt}: midpoints between element values round to the even code", to_element(mids, fmt),
@@ -97,8 +99,8 @@ for b in range(4):
     part = v[32 * b: 32 * (b + 1)]
     k = ks[(np.max(np.abs(part)) / 2.0**ks >= 4) & (np.max(np.abs(part)) / 2.0**ks < 8)][0]
     expected[32 * b: 32 * (b + 1)] = 2.0**k * nearest_by_enumeration(part / 2.0**k, values4, codes4)
-check_close("FP4: 4 blocks of 32 at scales 1e-3..1e3, round trip = per-block brute force", mx_round_trip(v, "FP4 E2M1"),
-            expected, rtol=0)
+check_close("FP4: 4 blocks of 32 at scales 1e-3..1e3, round trip = per-block brute force",
+            mx_round_trip(v, "FP4 E2M1"), expected, rtol=0)
 
 # 3. The scale is an E8M0 code: an exact power of two whose exponent is clamped to [-127, 127].
 X_tiny, _ = mx_quantize(np.full(BLOCK, 2.0**-140), "FP8 E4M3")

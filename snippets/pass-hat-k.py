@@ -1,5 +1,6 @@
 """pass^k: the all-k-succeed estimator against the fraction of all k-subsets that are all successes, its
-unbiasedness for p^k by exact enumeration over the binomial count and by simulation, and its place beside pass@k."""
+unbiasedness for p^k by exact enumeration over the binomial count and by simulation, and its place beside
+pass@k."""
 
 from itertools import combinations
 from math import comb
@@ -13,7 +14,8 @@ from scipy.stats import binom
 # --- formula ---
 # few mutants: one ratio of two binomial coefficients and a mean over tasks; no constant or index to shift
 def pass_hat_k(n, c, k):
-    """Per-task estimate C(c, k) / C(n, k): the chance that k trials drawn from the n without replacement all passed."""
+    """Per-task estimate C(c, k) / C(n, k): the chance that k trials drawn from the n without replacement
+    all passed."""
     return comb(c, k) / comb(n, k)
 
 
@@ -23,7 +25,8 @@ def benchmark_pass_hat_k(successes, n, k):
 # --- end formula ---
 
 
-# 1. Brute force: n = 8 trials with c successes; every k-subset, all successes or not. Ratios of small integers.
+# 1. Brute force: n = 8 trials with c successes; every k-subset, all successes or not. Ratios of small
+#    integers.
 n = 8
 got, enumerated = [], []
 for c in range(n + 1):
@@ -32,8 +35,8 @@ for c in range(n + 1):
         subsets = list(combinations(range(n), k))
         enumerated.append(sum(set(s) <= ok for s in subsets) / len(subsets))
         got.append(pass_hat_k(n, c, k))
-check_close("C(c, k)/C(n, k) = share of k-subsets that are all successes (n = 8, every c and k)", got, enumerated,
-            rtol=1e-14)
+check_close("C(c, k)/C(n, k) = share of k-subsets that are all successes (n = 8, every c and k)", got,
+            enumerated, rtol=1e-14)
 check_close("pass^1 = c / n", [pass_hat_k(20, c, 1) for c in range(21)], np.arange(21) / 20, rtol=1e-14)
 
 # 2. Unbiased: if each trial succeeds with probability p, E[C(c, k)/C(n, k)] over c ~ Binomial(n, p) is p^k.
@@ -65,12 +68,13 @@ for c in range(0, 9):
     at = 1 - comb(8 - c, 3) / comb(8, 3)
     check_true(f"c = {c} of 8: pass^3 <= c/n <= pass@3", pass_hat_k(8, c, 3) <= c / 8 + 1e-15 <= at + 2e-15)
 check_close("pass^k with successes and failures swapped = 1 - pass@k",
-            [pass_hat_k(10, 10 - c, 3) for c in range(11)], [1 - (1 - comb(10 - c, 3) / comb(10, 3)) for c in range(11)],
-            rtol=1e-14, atol=1e-15)
+            [pass_hat_k(10, 10 - c, 3) for c in range(11)],
+            [1 - (1 - comb(10 - c, 3) / comb(10, 3)) for c in range(11)], rtol=1e-14, atol=1e-15)
 
 ks = np.arange(1, 17)
 fig, ax = figure("pass^k and pass@k from n = 16 trials", "k", "estimate")
 for c in (8, 12, 15):
     ax.plot(ks, [pass_hat_k(16, c, int(j)) for j in ks], marker="o", label=f"pass^k, c = {c}")
-    ax.plot(ks, [1 - comb(16 - c, int(j)) / comb(16, int(j)) for j in ks], linestyle="--", label=f"pass@k, c = {c}")
+    ax.plot(ks, [1 - comb(16 - c, int(j)) / comb(16, int(j)) for j in ks], linestyle="--",
+            label=f"pass@k, c = {c}")
 ax.legend(fontsize=7)

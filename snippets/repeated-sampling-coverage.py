@@ -1,7 +1,7 @@
-"""Repeated-sampling coverage (Large Language Monkeys): exact coverage of k independent samples against simulated
-sampling and a Beta-population closed form, and the exponentiated power-law fit c = exp(a k^b) as an empirical fit
-(recovered exactly on its own curve, close but not exact on a simulated population, wrong where problems are
-unsolvable)."""
+"""Repeated-sampling coverage (Large Language Monkeys): exact coverage of k independent samples against
+simulated sampling and a Beta-population closed form, and the exponentiated power-law fit c = exp(a k^b) as an
+empirical fit (recovered exactly on its own curve, close but not exact on a simulated population, wrong where
+problems are unsolvable)."""
 
 import numpy as np
 from cardcheck import check_close, check_true
@@ -13,7 +13,8 @@ from scipy.stats import binom
 
 # --- formula ---
 def coverage(p, k):
-    """Expected fraction of problems solved by at least one of k independent samples: mean_i 1 - (1 - p_i)^k."""
+    """Expected fraction of problems solved by at least one of k independent samples:
+    mean_i 1 - (1 - p_i)^k."""
     k = np.asarray(k, dtype=float)
     return np.mean(1 - (1 - p[:, None]) ** k[None, :], axis=0)
 
@@ -34,8 +35,8 @@ rng = np.random.default_rng(0)
 ks = np.unique(np.round(np.logspace(0, 4, 40)).astype(int))     # up to 10,000 samples, log-spaced (App. C.1)
 
 # 1. Exact coverage against simulation: 300 problems with per-problem success rates from Beta(0.3, 2);
-#    for k in {1, 10, 100} draw the number of successes among k samples, Binomial(k, p_i), 400 times per problem,
-#    and count "at least one". Tolerance 4 standard errors of the simulated mean.
+#    for k in {1, 10, 100} draw the number of successes among k samples, Binomial(k, p_i), 400 times per
+#    problem, and count "at least one". Tolerance 4 standard errors of the simulated mean.
 p = rng.beta(0.3, 2.0, 300)
 for k in (1, 10, 100):
     solved = rng.binomial(k, p[:, None], size=(300, 400)) > 0
@@ -45,14 +46,16 @@ for k in (1, 10, 100):
 check_close("1 - P(Binomial(k, p_i) = 0) by scipy, every k", coverage(p, ks),
             [np.mean(1 - binom.pmf(0, k, p)) for k in ks], rtol=1e-12)
 
-# 2. A Beta(alpha, beta) population in the limit of infinitely many problems: E[(1 - p)^k] = B(alpha, beta + k)
-#    / B(alpha, beta). 200,000 problems drawn from it: tolerance 4 standard errors of the sampled mean.
+# 2. A Beta(alpha, beta) population in the limit of infinitely many problems:
+#    E[(1 - p)^k] = B(alpha, beta + k) / B(alpha, beta). 200,000 problems drawn from it: tolerance 4 standard
+#    errors of the sampled mean.
 al, be = 0.3, 2.0
 pop = rng.beta(al, be, 200_000)
 for k in (1, 100, 10_000):
     fail = (1 - pop) ** k
-    check_close(f"Beta(0.3, 2) population, k = {k}: coverage = 1 - B(a, b + k) / B(a, b)", coverage(pop, [k])[0],
-                1 - np.exp(betaln(al, be + k) - betaln(al, be)), atol=4 * fail.std(ddof=1) / np.sqrt(pop.size))
+    check_close(f"Beta(0.3, 2) population, k = {k}: coverage = 1 - B(a, b + k) / B(a, b)",
+                coverage(pop, [k])[0], 1 - np.exp(betaln(al, be + k) - betaln(al, be)),
+                atol=4 * fail.std(ddof=1) / np.sqrt(pop.size))
 
 # 3. The fit on its own curve: coverage that is exactly exp(a k^b) returns a and b (a log-linear least-squares
 #    problem in 38 points with an exact solution: ~1e-12 relative).
@@ -79,12 +82,13 @@ p_hard = np.concatenate([p[:225], np.zeros(75)])
 c_hard = coverage(p_hard, ks)
 small = ks <= 100
 a_h, b_h = fit_exp_power_law(ks[small], c_hard[small])
-check_true("25% unsolvable: exact coverage never exceeds 0.75", bool(np.all(c_hard <= 0.75)), f"{c_hard[-1]:.4f}")
+check_true("25% unsolvable: exact coverage never exceeds 0.75", bool(np.all(c_hard <= 0.75)),
+           f"{c_hard[-1]:.4f}")
 check_true("the fit from k <= 100 extrapolates above the 0.75 plateau at k = 10,000",
            exp_power_law([10_000], a_h, b_h)[0] > 0.75, f"{exp_power_law([10_000], a_h, b_h)[0]:.3f}")
 
-fig, ax = figure("Coverage against samples: exact and the exponentiated power-law fit", "samples per problem k",
-                 "coverage")
+fig, ax = figure("Coverage against samples: exact and the exponentiated power-law fit",
+                 "samples per problem k", "coverage")
 ax.semilogx(ks, c_pop, "o", ms=3, label="exact, Beta(0.3, 2) problems")
 ax.semilogx(ks, exp_power_law(ks, a_fit, b_fit), label="fit exp(a k^b)")
 ax.semilogx(ks, c_hard, "s", ms=3, label="exact, 25% unsolvable")

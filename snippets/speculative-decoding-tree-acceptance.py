@@ -1,6 +1,7 @@
-"""Expected accepted length of a Medusa draft tree: the sum over tree nodes of the product of top-i head accuracies,
-checked by exact enumeration of rank outcomes, Monte Carlo of the verification walk, the chain case against the
-speculative-decoding series, and the greedy tree against the top nodes of an exhaustive ranking."""
+"""Expected accepted length of a Medusa draft tree: the sum over tree nodes of the product of top-i head
+accuracies, checked by exact enumeration of rank outcomes, Monte Carlo of the verification walk, the chain
+case against the speculative-decoding series, and the greedy tree against the top nodes of an exhaustive
+ranking."""
 
 import itertools
 
@@ -33,9 +34,9 @@ def greedy_tree(acc, size):
         frontier = set()
         for node in tree:
             if node[-1] + 1 < k_max:
-                frontier.add(node[:-1] + (node[-1] + 1,))
+                frontier.add((*node[:-1], node[-1] + 1))
             if len(node) < depth_max:
-                frontier.add(node + (0,))
+                frontier.add((*node, 0))
         best = max(sorted(frontier - set(tree)), key=lambda n: node_probability(acc, n))
         tree.append(best)
     return tree
@@ -75,8 +76,8 @@ check_close("sum over nodes of prod a = E[accepted] by enumerating all rank outc
 #    tolerance 4 standard errors.
 draws = np.stack([rng.choice(K + 1, 100_000, p=p_rank[j]) for j in range(H)], axis=1)
 lengths = np.array([accepted(tree_set, tuple(r)) for r in draws.tolist()])
-check_close("Monte Carlo mean accepted length = closed form", lengths.mean(), expected_accept_length(acc, tree),
-            atol=4 * lengths.std(ddof=1) / np.sqrt(lengths.size))
+check_close("Monte Carlo mean accepted length = closed form", lengths.mean(),
+            expected_accept_length(acc, tree), atol=4 * lengths.std(ddof=1) / np.sqrt(lengths.size))
 
 # 3. A chain (top-1 of each head) with the same accuracy alpha at every depth is speculative decoding with
 #    gamma drafted tokens: alpha + ... + alpha^gamma accepted, plus the target's own token gives
@@ -85,7 +86,8 @@ alpha, gamma = 0.7, 5
 chain_acc = np.full((gamma, 1), alpha)
 chain = [(0,) * d for d in range(1, gamma + 1)]
 check_close("chain: 1 + E[accepted] = (1 - alpha^(gamma+1)) / (1 - alpha)",
-            1 + expected_accept_length(chain_acc, chain), (1 - alpha ** (gamma + 1)) / (1 - alpha), rtol=1e-12)
+            1 + expected_accept_length(chain_acc, chain), (1 - alpha ** (gamma + 1)) / (1 - alpha),
+            rtol=1e-12)
 check_close("chain, accuracies differing by depth: E = a_1 + a_1 a_2 + a_1 a_2 a_3", expected_accept_length(
     acc[:, :1], [(0,), (0, 0), (0, 0, 0)]), 0.6 + 0.6 * 0.45 + 0.6 * 0.45 * 0.35, rtol=1e-12)
 
@@ -97,11 +99,12 @@ probs = sorted((float(np.prod([acc[j, r] for j, r in enumerate(n)])) for n in al
 gains, valid, top = [], [], []
 for size in range(1, 16):
     g = greedy_tree(acc, size)
-    valid.append(all((len(n) == 1 or n[:-1] in g) and (n[-1] == 0 or n[:-1] + (n[-1] - 1,) in g) for n in g)
+    valid.append(all((len(n) == 1 or n[:-1] in g) and (n[-1] == 0 or (*n[:-1], n[-1] - 1) in g) for n in g)
                  and len(set(g)) == size)
     gains.append(expected_accept_length(acc, g))
     top.append(sum(probs[:size]))
-check_true("greedy trees of 1..15 nodes are valid (each node's parent and previous sibling are in it)", all(valid))
+check_true("greedy trees of 1..15 nodes are valid (each node's parent and previous sibling are in it)",
+           all(valid))
 check_close("greedy tree of s nodes = sum of the s most likely nodes, s = 1..15", gains, top, rtol=1e-12)
 
 fig, ax = figure("Medusa tree: expected accepted tokens against tree size", "nodes in the draft tree",

@@ -38,8 +38,8 @@ def positive_codes(exp_bits: int, man_bits: int, bias: int, specials: str) -> tu
 
 
 def nearest_by_enumeration(x: np.ndarray, values: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Round each x to the nearest listed value (sign kept, magnitude clamped to the largest), ties to the even
-    code, by comparing against every value."""
+    """Round each x to the nearest listed value (sign kept, magnitude clamped to the largest), ties to the
+    even code, by comparing against every value."""
     x = np.asarray(x, dtype=float)
     mag = np.minimum(np.abs(x), values[-1])
     dist = np.abs(mag[..., None] - values)

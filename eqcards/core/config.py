@@ -100,6 +100,11 @@ class Settings:
         """The quick numeric reference (rendered at /numbers/ and on the cheatsheet)."""
         return self.docs_dir / "numbers.yml"
 
+    @property
+    def comparisons_file(self) -> Path:
+        """Families of near-identical formulas compared term by term (rendered under /compare/)."""
+        return self.docs_dir / "comparisons.yml"
+
     @classmethod
     def for_project(cls, root: Path, docs_dir: Path | None = None) -> Settings:
         root = root.resolve()

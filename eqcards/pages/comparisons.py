@@ -99,8 +99,10 @@ def _family(c: FieldChecker, item: object, i: int, cards: dict[str, Card],
     rows = []
     for j, raw in enumerate(raw_rows):
         try:
-            rows.append(_row(c, raw, (i, "rows", j), columns, cards, renderer, base=rows[0] if rows else None))
+            rows.append(_row(c, raw, (i, "rows", j), columns, cards, renderer, base=rows[0] if j else None))
         except CardError as exc:
+            if j == 0:  # with no valid base the other rows cannot be compared with it
+                raise
             errors.append(exc)
     if errors:
         raise CardErrors(errors)

@@ -180,13 +180,14 @@ def render_comparison(family: Family, cards: dict[str, Card]) -> str:
            f"{markup.prose_with_math(base.title)}, is the base. A cell marked "
            '<span class="eqc-changed">changed</span> differs from the base; '
            "— means the term is absent.</p>", "",
-           f'<div class="eqc-compare-wrap" role="region" tabindex="0" aria-label="{markup.text(family.title)}">',
+           f'<div class="eqc-compare-wrap" role="region" tabindex="0" aria-label="{markup.text(family.title)}" markdown>',
            '<table class="eqc-compare" markdown>',
-           f'<thead><tr><th scope="col">Card</th>{head}<th scope="col">What changes</th></tr></thead>', "<tbody>"]
+           f'<thead><tr><th scope="col">Card</th>{head}<th scope="col">What changes</th></tr></thead>', "<tbody markdown>"]
     for k, row in enumerate(family.rows):
         card = cards[row.card]
         label = '<span class="eqc-base">base</span>' if k == 0 else ""
-        out.append(('<tr class="eqc-compare-base">' if k == 0 else "<tr>") +
+        # md_in_html renders a cell's Markdown only if every element around it asks for it.
+        out.append(('<tr class="eqc-compare-base" markdown>' if k == 0 else "<tr markdown>") +
                    f'<th scope="row" markdown="span">[{markup.prose_with_math(card.title)}]'
                    f"(../cards/{row.card}.md){label}</th>")
         for col in family.columns:

@@ -82,7 +82,7 @@ def test_a_valid_family_loads_and_renders(tmp_path: Path, toy_cards: dict) -> No
     assert [r.card for r in family.rows] == ["base-loss", "other-loss"]
     assert family.rows[1].differs == {"penalty"} and family.rows[0].cells["penalty"] == ""
     page = render_comparison(family, toy_cards)
-    base_row, other_row = page.split("<tr")[2:]
+    base_row, other_row = page.split("<tr")[2:]  # after the head row
     assert 'class="eqc-compare-base"' in base_row and '<span class="eqc-base">base</span>' in base_row
     assert "[Base Loss](../cards/base-loss.md)" in base_row
     assert '<span class="eqc-absent">—</span>' in base_row and "eqc-differs" not in base_row

@@ -170,29 +170,33 @@ def render_compare_index(families: list[Family], cards: dict[str, Card]) -> str:
 
 
 def render_comparison(family: Family, cards: dict[str, Card]) -> str:
-    """One family's page: its table (rows are cards, columns are terms), the base row first and
-    each differing cell marked by a word as well as a colour."""
+    """One family's page: its table (rows are cards by their short names, columns are terms), the
+    base row first, each differing cell marked by a word as well as a colour, and under each row
+    a line across the table saying what that card changes (a column of notes would make every
+    row tall and the table too wide for a screen)."""
     base = cards[family.rows[0].card]
     head = "".join(f'<th scope="col">{markup.text(col.title)}</th>' for col in family.columns)
-    out = ["---", f"title: {markup.text(family.title)}", "---", "", f"# {markup.text(family.title)}", "",
-           markup.prose_with_math(family.intro), "",
+    out = ["---", f"title: {markup.text(family.title)}", "hide: [toc]", "---", "",
+           f"# {markup.text(family.title)}", "", markup.prose_with_math(family.intro), "",
            f'<p class="eqc-compare-legend" markdown="span">Each row is a card; the first, '
            f"{markup.prose_with_math(base.title)}, is the base. A cell marked "
-           '<span class="eqc-changed">changed</span> differs from the base; '
-           "— means the term is absent.</p>", "",
+           '<span class="eqc-changed">changed</span> differs from the base, and — marks a term '
+           "the formula does not have. Under each row: what it changes, and why.</p>", "",
            f'<div class="eqc-compare-wrap" role="region" tabindex="0" aria-label="{markup.text(family.title)}" markdown>',
            '<table class="eqc-compare" markdown>',
-           f'<thead><tr><th scope="col">Card</th>{head}<th scope="col">What changes</th></tr></thead>', "<tbody markdown>"]
+           f'<thead><tr><th scope="col">Card</th>{head}</tr></thead>', "<tbody markdown>"]
     for k, row in enumerate(family.rows):
         card = cards[row.card]
-        label = '<span class="eqc-base">base</span>' if k == 0 else ""
+        name = markup.prose_with_math(card.cheatsheet.label)
+        base_class = " eqc-compare-base" if k == 0 else ""
+        base_mark = '<span class="eqc-base">base</span>' if k == 0 else ""
         # md_in_html renders a cell's Markdown only if every element around it asks for it.
-        out.append(('<tr class="eqc-compare-base" markdown>' if k == 0 else "<tr markdown>") +
-                   f'<th scope="row" markdown="span">[{markup.prose_with_math(card.title)}]'
-                   f"(../cards/{row.card}.md){label}</th>")
-        for col in family.columns:
-            out.append(_cell(col, row.cells[col.id], col.id in row.differs))
-        out.append(f'<td class="eqc-compare-note" data-term="What changes" markdown="span">'
+        out.append(f'<tr class="eqc-compare-row{base_class}" markdown>'
+                   f'<th scope="row" markdown="span">[{name}](../cards/{row.card}.md)'
+                   f"{base_mark}</th>")
+        out += [_cell(col, row.cells[col.id], col.id in row.differs) for col in family.columns]
+        out.append(f'</tr><tr class="eqc-compare-note{base_class}" markdown>'
+                   f'<td colspan="{len(family.columns) + 1}" markdown="span"><strong>{name}:</strong> '
                    f"{markup.prose_with_math(row.note)}</td></tr>")
     out += ["</tbody>", "</table>", "</div>", ""]
     return "\n".join(out)

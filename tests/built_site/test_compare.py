@@ -24,11 +24,12 @@ FAMILIES = load_comparisons(
 # cell's marker is, next to the formula it marks.
 CELLS_PROBE = """() => {
   const table = document.querySelector('table.eqc-compare');
-  const cells = [...table.querySelectorAll('tbody td:not(.eqc-compare-note)')];
+  const cells = [...table.querySelectorAll('tbody tr.eqc-compare-row td')];
   const changed = [...table.querySelectorAll('td.eqc-differs')];
   const visible = el => el.checkVisibility() && el.getBoundingClientRect().width > 0;
   return {
-    rows: table.querySelectorAll('tbody tr').length,
+    rows: table.querySelectorAll('tbody tr.eqc-compare-row').length,
+    notes: [...table.querySelectorAll('tbody tr.eqc-compare-note td')].filter(visible).length,
     cells: cells.length,
     drawn: cells.filter(td => { const svg = td.querySelector('.eqc-math > svg');
                                 return svg && visible(svg); }).length,
@@ -37,7 +38,7 @@ CELLS_PROBE = """() => {
     marked: changed.filter(td => { const mark = td.querySelector('.eqc-changed');
                                    return mark && visible(mark) && mark.textContent.trim() === 'changed'; }).length,
     marksElsewhere: table.querySelectorAll('td:not(.eqc-differs) .eqc-changed').length,
-    links: [...table.querySelectorAll('tbody th a')].map(a => a.getAttribute('href')),
+    links: [...table.querySelectorAll("tbody th a")].map(a => a.getAttribute('href')),
   };
 }"""
 
@@ -51,7 +52,7 @@ def test_comparison_pages_show_their_formulas_and_differences(browser: Browser, 
         page.goto(base_url + f"compare/{family.id}/", wait_until="load")
         found = page.evaluate(CELLS_PROBE)
         cells = [row.cells[col.id] for row in family.rows for col in family.columns]
-        expected = {"rows": len(family.rows), "cells": len(cells), "drawn": sum(bool(c) for c in cells),
+        expected = {"rows": len(family.rows), "notes": len(family.rows), "cells": len(cells), "drawn": sum(bool(c) for c in cells),
                     "absent": sum(not c for c in cells), "changed": sum(len(r.differs) for r in family.rows),
                     "marksElsewhere": 0, "links": [f"../../cards/{r.card}/" for r in family.rows]}
         expected["marked"] = expected["changed"]

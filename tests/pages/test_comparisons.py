@@ -49,8 +49,9 @@ def toy_cards(tmp_path: Path) -> dict:
     out = {}
     for card_id, equation in specs.items():
         path = tmp_path / f"{card_id}.md"
-        path.write_text(card_markdown(id=card_id, title=card_id.replace("-", " ").title(),
-                                      equation=equation), encoding="utf-8")
+        title = card_id.replace("-", " ").title()
+        path.write_text(card_markdown(id=card_id, title=title, equation=equation,
+                                      cheatsheet={"label": title.split()[0]}), encoding="utf-8")
         out[card_id] = parse_card(path)
     return out
 
@@ -82,15 +83,17 @@ def test_a_valid_family_loads_and_renders(tmp_path: Path, toy_cards: dict) -> No
     assert [r.card for r in family.rows] == ["base-loss", "other-loss"]
     assert family.rows[1].differs == {"penalty"} and family.rows[0].cells["penalty"] == ""
     page = render_comparison(family, toy_cards)
-    base_row, other_row = page.split("<tr")[2:]  # after the head row
-    assert 'class="eqc-compare-base"' in base_row and '<span class="eqc-base">base</span>' in base_row
-    assert "[Base Loss](../cards/base-loss.md)" in base_row
+    base_row, base_note, other_row, other_note = page.split("<tr")[2:]  # after the head row
+    assert "eqc-compare-base" in base_row and '<span class="eqc-base">base</span>' in base_row
+    assert "eqc-compare-base" in base_note and "eqc-compare-base" not in other_row + other_note
+    assert "[Base](../cards/base-loss.md)" in base_row  # by its short name, the cheatsheet label
     assert '<span class="eqc-absent">—</span>' in base_row and "eqc-differs" not in base_row
     # The changed cell carries the class and the visible word; the unchanged one neither.
     assert ('<td class="eqc-differs" data-term="Penalty" markdown="span"><span class="eqc-changed">changed'
             r"</span> $- \beta\,\Vert w \Vert^2$</td>") in other_row
-    assert other_row.count("eqc-changed") == 1 and "Adds a penalty." in other_row
-    assert '<th scope="col">Scale</th><th scope="col">Penalty</th>' in page
+    assert other_row.count("eqc-changed") == 1
+    assert '<td colspan="3" markdown="span"><strong>Other:</strong> Adds a penalty.</td>' in other_note
+    assert '<th scope="col">Card</th><th scope="col">Scale</th><th scope="col">Penalty</th></tr>' in page
     assert "[Toy losses](toy-losses.md): Base Loss, Other Loss" in render_compare_index([family], toy_cards)
     line = render_compare_line(compare_links("other-loss", [family]))
     assert line == "**Compare with:** [Toy losses](../compare/toy-losses.md)"

@@ -3,6 +3,7 @@ every cell checked to be a piece of its card's own formula so that a comparison 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -176,7 +177,8 @@ def render_comparison(family: Family, cards: dict[str, Card]) -> str:
     row tall and the table too wide for a screen)."""
     base = cards[family.rows[0].card]
     head = "".join(f'<th scope="col">{markup.text(col.title)}</th>' for col in family.columns)
-    out = ["---", f"title: {markup.text(family.title)}", "hide: [toc]", "---", "",
+    # The title in JSON quotes, a form of YAML that any title survives (a colon, a quote).
+    out = ["---", f"title: {json.dumps(markup.text(family.title))}", "hide: [toc]", "---", "",
            f"# {markup.text(family.title)}", "", markup.prose_with_math(family.intro), "",
            f'<p class="eqc-compare-legend" markdown="span">Each row is a card; the first, '
            f"{markup.prose_with_math(base.title)}, is the base. A cell marked "

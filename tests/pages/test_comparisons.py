@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import card_markdown
 
 from eqcards.cards.load import parse_card
@@ -22,7 +23,7 @@ from eqcards.typeset.mathsvg import MathRenderer
 
 FAMILY = r"""# two toy losses
 - id: toy-losses
-  title: Toy losses
+  title: 'Toy losses: a colon'
   intro: Two losses that differ in $\beta$.
   columns:
     - {id: scale, title: Scale}
@@ -83,6 +84,7 @@ def test_a_valid_family_loads_and_renders(tmp_path: Path, toy_cards: dict) -> No
     assert [r.card for r in family.rows] == ["base-loss", "other-loss"]
     assert family.rows[1].differs == {"penalty"} and family.rows[0].cells["penalty"] == ""
     page = render_comparison(family, toy_cards)
+    assert yaml.safe_load(page.split("---\n")[1]) == {"title": "Toy losses: a colon", "hide": ["toc"]}
     base_row, base_note, other_row, other_note = page.split("<tr")[2:]  # after the head row
     assert "eqc-compare-base" in base_row and '<span class="eqc-base">base</span>' in base_row
     assert "eqc-compare-base" in base_note and "eqc-compare-base" not in other_row + other_note
@@ -94,9 +96,9 @@ def test_a_valid_family_loads_and_renders(tmp_path: Path, toy_cards: dict) -> No
     assert other_row.count("eqc-changed") == 1
     assert '<td colspan="3" markdown="span"><strong>Other:</strong> Adds a penalty.</td>' in other_note
     assert '<th scope="col">Card</th><th scope="col">Scale</th><th scope="col">Penalty</th></tr>' in page
-    assert "[Toy losses](toy-losses.md): Base Loss, Other Loss" in render_compare_index([family], toy_cards)
+    assert "[Toy losses: a colon](toy-losses.md): Base Loss, Other Loss" in render_compare_index([family], toy_cards)
     line = render_compare_line(compare_links("other-loss", [family]))
-    assert line == "**Compare with:** [Toy losses](../compare/toy-losses.md)"
+    assert line == "**Compare with:** [Toy losses: a colon](../compare/toy-losses.md)"
     assert render_compare_line(compare_links("no-such-card", [family])) == ""
 
 

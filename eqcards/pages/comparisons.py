@@ -165,7 +165,7 @@ def render_compare_index(families: list[Family], cards: dict[str, Card]) -> str:
            "Formulas that differ in one or two terms, set side by side: each table aligns them "
            "term by term, taken from the cards themselves, and marks what each one changes.", ""]
     for f in families:
-        names = ", ".join(markup.text(markup.plain(cards[r.card].title)) for r in f.rows)
+        names = ", ".join(markup.prose_with_math(cards[r.card].cheatsheet.label) for r in f.rows)
         out.append(f"- [{markup.text(f.title)}]({f.id}.md): {names}")
     return "\n".join(out) + "\n"
 

@@ -96,7 +96,7 @@ def test_a_valid_family_loads_and_renders(tmp_path: Path, toy_cards: dict) -> No
     assert other_row.count("eqc-changed") == 1
     assert '<td colspan="3" markdown="span"><strong>Other:</strong> Adds a penalty.</td>' in other_note
     assert '<th scope="col">Card</th><th scope="col">Scale</th><th scope="col">Penalty</th></tr>' in page
-    assert "[Toy losses: a colon](toy-losses.md): Base Loss, Other Loss" in render_compare_index([family], toy_cards)
+    assert "[Toy losses: a colon](toy-losses.md): Base, Other" in render_compare_index([family], toy_cards)
     line = render_compare_line(compare_links("other-loss", [family]))
     assert line == "**Compare with:** [Toy losses: a colon](../compare/toy-losses.md)"
     assert render_compare_line(compare_links("no-such-card", [family])) == ""

@@ -1,5 +1,6 @@
-"""The comparison pages as a reader sees them, on a phone and on a desktop: every cell's formula
-drawn, the changed cells marked in words, no TeX shown as text, no page that scrolls sideways."""
+"""The comparison pages as a reader sees them, on a phone and on a desktop, light and dark: every
+cell's formula drawn, the changed cells marked in words, no TeX shown as text, no page that scrolls
+sideways, no serious accessibility problem (axe-core: contrast of the marks in both palettes)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import pytest
 from browser_fixtures import VISIBLE_TEXT, tex_marks
 from conftest import ROOT
 from playwright.sync_api import Browser
-from test_responsive import layout_problems, new_page
+from test_a11y import blocking_violations, describe
+from test_responsive import SCHEMES, layout_problems, new_page
 
 from eqcards.cards.load import load_cards, load_topics
 from eqcards.cards.seeds import read_index
@@ -43,10 +45,11 @@ CELLS_PROBE = """() => {
 }"""
 
 
+@pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("width", [390, 1280])
 def test_comparison_pages_show_their_formulas_and_differences(browser: Browser, base_url: str,
-                                                             width: int) -> None:
-    page = new_page(browser, (width, 900))
+                                                             width: int, scheme: str) -> None:
+    page = new_page(browser, (width, 900), scheme)
     failures = {}
     for family in FAMILIES:
         page.goto(base_url + f"compare/{family.id}/", wait_until="load")
@@ -60,6 +63,8 @@ def test_comparison_pages_show_their_formulas_and_differences(browser: Browser, 
                     for key, value in expected.items() if found[key] != value]
         problems += layout_problems(page)
         problems += [f"TeX shown as text: {mark}" for mark in tex_marks(page.evaluate(VISIBLE_TEXT))]
+        if violations := blocking_violations(page, exclude=(".md-search",)):  # audited by test_a11y
+            problems.append(describe(violations))
         if problems:
             failures[family.id] = problems[:8]
     page.goto(base_url + "compare/", wait_until="load")

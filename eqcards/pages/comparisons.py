@@ -107,7 +107,8 @@ def _family(c: FieldChecker, item: object, i: int, cards: dict[str, Card],
             errors.append(exc)
     if errors:
         raise CardErrors(errors)
-    return Family(id=check_id(c.text(m["id"], (i, "id")), (i, "id"), c), title=c.text(m["title"], (i, "title")),
+    return Family(id=check_id(c.text(m["id"], (i, "id")), (i, "id"), c),
+                  title=c.text(m["title"], (i, "title")),
                   intro=c.text(m["intro"], (i, "intro")), columns=columns, rows=rows)
 
 
@@ -184,7 +185,8 @@ def render_comparison(family: Family, cards: dict[str, Card]) -> str:
            f"{markup.prose_with_math(base.title)}, is the base. A cell marked "
            '<span class="eqc-changed">changed</span> differs from the base, and — marks a term '
            "the formula does not have. Under each row: what it changes, and why.</p>", "",
-           f'<div class="eqc-compare-wrap" role="region" tabindex="0" aria-label="{markup.text(family.title)}" markdown>',
+           f'<div class="eqc-compare-wrap" role="region" tabindex="0" '
+           f'aria-label="{markup.text(family.title)}" markdown>',
            '<table class="eqc-compare" markdown>',
            f'<thead><tr><th scope="col">Card</th>{head}</tr></thead>', "<tbody markdown>"]
     for k, row in enumerate(family.rows):

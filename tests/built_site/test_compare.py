@@ -37,8 +37,10 @@ CELLS_PROBE = """() => {
                                 return svg && visible(svg); }).length,
     absent: cells.filter(td => td.querySelector('.eqc-absent')).length,
     changed: changed.length,
-    marked: changed.filter(td => { const mark = td.querySelector('.eqc-changed');
-                                   return mark && visible(mark) && mark.textContent.trim() === 'changed'; }).length,
+    marked: changed.filter(td => {
+      const mark = td.querySelector('.eqc-changed');
+      return mark && visible(mark) && mark.textContent.trim() === 'changed';
+    }).length,
     marksElsewhere: table.querySelectorAll('td:not(.eqc-differs) .eqc-changed').length,
     links: [...table.querySelectorAll("tbody th a")].map(a => a.getAttribute('href')),
   };
@@ -55,7 +57,8 @@ def test_comparison_pages_show_their_formulas_and_differences(browser: Browser, 
         page.goto(base_url + f"compare/{family.id}/", wait_until="load")
         found = page.evaluate(CELLS_PROBE)
         cells = [row.cells[col.id] for row in family.rows for col in family.columns]
-        expected = {"rows": len(family.rows), "notes": len(family.rows), "cells": len(cells), "drawn": sum(bool(c) for c in cells),
+        expected = {"rows": len(family.rows), "notes": len(family.rows), "cells": len(cells),
+                    "drawn": sum(bool(c) for c in cells),
                     "absent": sum(not c for c in cells), "changed": sum(len(r.differs) for r in family.rows),
                     "marksElsewhere": 0, "links": [f"../../cards/{r.card}/" for r in family.rows]}
         expected["marked"] = expected["changed"]
@@ -68,7 +71,8 @@ def test_comparison_pages_show_their_formulas_and_differences(browser: Browser, 
         if problems:
             failures[family.id] = problems[:8]
     page.goto(base_url + "compare/", wait_until="load")
-    listed = page.locator("article a[href$='/']").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    listed = page.locator("article a[href$='/']").evaluate_all(
+        "links => links.map(a => a.getAttribute('href'))")
     page.context.close()
     assert failures == {}, failures
     assert all(f"{f.id}/" in listed for f in FAMILIES), listed

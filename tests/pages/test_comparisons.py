@@ -131,8 +131,8 @@ def test_differs_must_name_cells_that_differ(tmp_path: Path, toy_cards: dict, di
 
 def test_the_base_row_cannot_differ(tmp_path: Path, toy_cards: dict) -> None:
     with pytest.raises(CardErrors) as info:
-        load(tmp_path, FAMILY.replace("      note: The base.\n", "      note: The base.\n      differs: [scale]\n"),
-             toy_cards)
+        text = FAMILY.replace("note: The base.\n", "note: The base.\n      differs: [scale]\n")
+        load(tmp_path, text, toy_cards)
     error = only_error(info)
     assert error.line == 11 and "the first row is the base" in error.message
 

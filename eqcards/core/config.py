@@ -108,6 +108,11 @@ class Settings:
         """Real models' and papers' values for the calculators, each with its source."""
         return self.docs_dir / "presets.yml"
 
+    @property
+    def comparisons_file(self) -> Path:
+        """Families of near-identical formulas compared term by term (rendered under /compare/)."""
+        return self.docs_dir / "comparisons.yml"
+
     @classmethod
     def for_project(cls, root: Path, docs_dir: Path | None = None) -> Settings:
         root = root.resolve()

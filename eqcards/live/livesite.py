@@ -21,6 +21,7 @@ from ..cards.releases import ReleaseBook, load_releases
 from ..cards.seeds import read_index
 from ..core.config import Settings
 from ..core.errors import CardError, CardErrors
+from ..pages.comparisons import load_comparisons
 from ..pages.numbers import load_numbers
 from ..pages.site import CardSite
 from ..snippets.cache import ResultCache
@@ -185,6 +186,12 @@ class LiveSite:
                                                  settings.snippets_dir)
         except (CardError, CardErrors) as exc:
             self._site_problems.append(Problem("numbers.md", self._located(exc)))
+        try:  # read once: an edit of docs/comparisons.yml shows after a restart
+            if settings.comparisons_file.is_file():
+                self.site.comparisons = load_comparisons(settings.comparisons_file,
+                                                         {c.id: c for c in self.site.cards}, self.math)
+        except (CardError, CardErrors) as exc:
+            self._site_problems.append(Problem(SITE, self._located(exc)))
         self.helpers = set(settings.helpers_dir.glob("*.py"))
         if settings.execute:
             self.site.report = run_snippets(self.site.jobs(), settings.snippets_dir, self.runner.cache,

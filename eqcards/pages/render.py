@@ -134,9 +134,10 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
                 neighbours: tuple[Card | None, Card | None] = (None, None),
                 repo_url: str | None = None, mutation: MeasuredScore | None = None,
                 examples: list[tuple[str, str]] = (), history: list[str] = (),
-                presets: Mapping[str, Preset] = MappingProxyType({})) -> str:
+                presets: Mapping[str, Preset] = MappingProxyType({}), compare: str = "") -> str:
     """The whole page, identical in structure for every card. `examples`: (title, slug) of the
-    worked examples that use the card; `history`: its History section (eqcards.pages.changelog)."""
+    worked examples that use the card; `history`: its History section (eqcards.pages.changelog);
+    `compare`: the line linking its comparison pages (eqcards.pages.comparisons), if any."""
     # The lead summary goes through the same renderer as every other card text (md_in_html: the
     # paragraph's Markdown, and so its $math$, is rendered); a bare <p> would show the TeX.
     out = [f"# {markup.prose_with_math(card.title)}", "",
@@ -154,6 +155,8 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     if meta:
         out += ["", '<div class="eqc-meta" markdown>', "", " · ".join(meta), "", "</div>", ""]
     out += ["", *render_calculator(card, presets)]
+    if compare:
+        out += ["", f'<p class="eqc-meta eqc-compare-with" markdown>{compare}</p>', ""]
     out += ["", card.body.strip(), "", render_verification(card, result, snippet_source, repo_url, mutation)]
     out += ["## Sources", ""]
     out += [f"{i}. {render_source(s)}" for i, s in enumerate(card.sources, start=1)]

@@ -27,6 +27,15 @@ from .card_index import render_card_index
 from .changelog import render_card_history, render_changelog, render_errata
 from .cheatsheet import Imprint, render_cheatsheet, render_part_cheatsheet, render_topic_cheatsheet
 from .citation import Edition, highwire_meta, redirect_page, render_cite_box
+from .comparisons import (
+    INDEX_PAGE,
+    Family,
+    compare_links,
+    load_comparisons,
+    render_compare_index,
+    render_compare_line,
+    render_comparison,
+)
 from .example_site import ExampleSet
 from .export import cards_json
 from .listings import (
@@ -58,6 +67,7 @@ class CardSite:
     examples: ExampleSet | None = None
     releases: ReleaseBook = field(default_factory=lambda: ReleaseBook([], {}))
     presets: dict[str, Preset] = field(default_factory=dict)  # docs/presets.yml, for the calculators
+    comparisons: list[Family] = field(default_factory=list)
     _by_id: dict[str, Card] = field(default_factory=dict)
     _mutation: dict[str, MeasuredScore | None] | None = None
 
@@ -86,8 +96,11 @@ class CardSite:
         calculators = {c.id: (c.path, c.calculator) for c in cards if c.calculator is not None}
         if errors := preset_problems(presets, calculators, settings.presets_file):
             raise CardErrors(errors)
+        comparisons = (load_comparisons(settings.comparisons_file, {c.id: c for c in cards}, math)
+                       if settings.comparisons_file.is_file() else [])
         return cls(settings, parts, topics, cards, numbers=numbers, math=math, examples=examples,
-                   releases=releases, presets=presets, _by_id={c.id: c for c in cards})
+                   releases=releases, presets=presets, comparisons=comparisons,
+                   _by_id={c.id: c for c in cards})
 
     def typeset(self, page_html: str) -> str:
         """Every formula of a rendered page as build-time SVG (raises LatexError)."""
@@ -145,6 +158,8 @@ class CardSite:
             if topics:
                 nav.append({part.title: [f"parts/{part.id}/index.md", *topics]})
         nav += self.examples.nav() if self.examples else []
+        if self.comparisons:
+            nav.append({"Comparisons": [INDEX_PAGE, *({f.title: f.page} for f in self.comparisons)]})
         nav += [{"All cards A–Z": "cards/index.md"}, {"Symbols": "symbols.md"}, {"Tags": "tags/index.md"},
                 {"Errata": "errata.md"}, {"Changelog": "changelog.md"}, {"About this site": "about/index.md"}]
         return nav
@@ -184,6 +199,9 @@ class CardSite:
             pages["numbers.md"] = render_numbers_page(
                 self.numbers, self.report.results if self.report else {},
                 {c.id: c.title for c in self.cards})
+        if self.comparisons:
+            pages[INDEX_PAGE] = render_compare_index(self.comparisons, self._by_id)
+            pages.update({f.page: render_comparison(f, self._by_id) for f in self.comparisons})
         if self.examples:
             pages.update(self.examples.index_page({c.id: c.title for c in self.cards}))
         used = {c.topic for c in self.cards}
@@ -234,7 +252,8 @@ class CardSite:
                            neighbours, repo_url=self.repo_url, mutation=self.mutation_scores()[card.id],
                            examples=[(e.title, e.slug) for e in examples],
                            history=render_card_history(card, record) if record else [],
-                           presets=self.presets)
+                           presets=self.presets,
+                           compare=render_compare_line(compare_links(card.id, self.comparisons)))
         return card_breadcrumb(card, topic, self.part(topic)) + "\n\n" + page
 
     def tag_links(self, card_id: str) -> list[tuple[str, str]]:

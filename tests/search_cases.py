@@ -365,6 +365,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("Cohen's kappa", "cohens-kappa"),
     ("coefficient of agreement for nominal scales", "cohens-kappa"),
     ("quadratic weighted kappa", "cohens-kappa"),
+    ("Elo vs Bradley-Terry", "elo-vs-bradley-terry"),
+    ("Chatbot Arena leaderboard", "elo-vs-bradley-terry"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -367,6 +367,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("quadratic weighted kappa", "cohens-kappa"),
     ("Elo vs Bradley-Terry", "elo-vs-bradley-terry"),
     ("Chatbot Arena leaderboard", "elo-vs-bradley-terry"),
+    ("judge position bias", "llm-judge-position-bias"),
+    ("judging LLM-as-a-judge", "llm-judge-position-bias"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -361,6 +361,14 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("delayed scaling", "fp8-scaling"),
     ("MXFP4", "mx-microscaling"),
     ("microscaling data formats", "mx-microscaling"),
+    # issue #30, judge agreement, arena ratings and expert parallelism (branch cards-more1)
+    ("Cohen's kappa", "cohens-kappa"),
+    ("coefficient of agreement for nominal scales", "cohens-kappa"),
+    ("quadratic weighted kappa", "cohens-kappa"),
+    ("Elo vs Bradley-Terry", "elo-vs-bradley-terry"),
+    ("Chatbot Arena leaderboard", "elo-vs-bradley-terry"),
+    ("judge position bias", "llm-judge-position-bias"),
+    ("judging LLM-as-a-judge", "llm-judge-position-bias"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -361,6 +361,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("delayed scaling", "fp8-scaling"),
     ("MXFP4", "mx-microscaling"),
     ("microscaling data formats", "mx-microscaling"),
+    # issue #30, Shampoo, native sparse attention, Mamba-2 SSD and LongRoPE (branch cards-more2)
+    ("Shampoo", "shampoo"),
+    ("preconditioned stochastic tensor optimization", "shampoo"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

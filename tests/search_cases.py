@@ -364,6 +364,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # issue #30, Shampoo, native sparse attention, Mamba-2 SSD and LongRoPE (branch cards-more2)
     ("Shampoo", "shampoo"),
     ("preconditioned stochastic tensor optimization", "shampoo"),
+    ("NSA", "native-sparse-attention"),
+    ("natively trainable sparse attention", "native-sparse-attention"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

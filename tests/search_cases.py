@@ -366,6 +366,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("preconditioned stochastic tensor optimization", "shampoo"),
     ("NSA", "native-sparse-attention"),
     ("natively trainable sparse attention", "native-sparse-attention"),
+    ("SSD", "mamba2-ssd"),
+    ("Mamba-2", "mamba2-ssd"),
+    ("structured state space duality", "mamba2-ssd"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

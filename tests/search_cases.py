@@ -369,6 +369,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("SSD", "mamba2-ssd"),
     ("Mamba-2", "mamba2-ssd"),
     ("structured state space duality", "mamba2-ssd"),
+    ("LongRoPE", "longrope"),
+    ("extending LLM context window beyond 2 million tokens", "longrope"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -100,7 +100,7 @@ gap = abs(score(14, 4) - score(19, 9))
 check_true("across n_hat (n = 4 < 12 <= 14): the score changes with the absolute positions", gap > 1e-3,
            f"|score(14, 4) - score(19, 9)| = {gap:.3g}")
 
-fig, ax = figure("LongRoPE angle of each pair at position 4096 (d = 128, s = 8)", "pair index i",
+fig, ax = figure("Angle per pair at position 4096 (d = 128)", "pair index i",
                  "angle (radians)")
 i = np.arange(64)
 lam_fig = 1 + 9 * (i / 63) ** 2        # an illustrative non-decreasing factor curve, not a searched one

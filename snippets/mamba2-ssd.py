@@ -139,7 +139,7 @@ check_close("a = 1: y = cumulative sum of (C_t . B_j) x_j, causal linear attenti
             np.array([sum(float(C[t] @ B[j]) * X[j] for j in range(t + 1)) for t in range(T)]),
             rtol=1e-12, atol=1e-12)
 
-fig, ax = figure("SSD mask row: how much token j still counts at step t = 23",
+fig, ax = figure("Decay mask row L[23, j] of the SSD form",
                  "earlier position j", "decay L[23, j]")
 ax.semilogy(np.arange(T), decay_mask(a)[-1], marker="o", label="random a_t in (0.5, 0.99)")
 ax.semilogy(np.arange(T), decay_mask(np.full(T, a0))[-1], ls="--", label="constant a = 0.8")

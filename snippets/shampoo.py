@@ -103,9 +103,15 @@ lowest = np.linalg.eigvalsh(gap).min()
 check_true("L^(1/2) (x) R^(1/2) - (eps I + sum g g^T / r) is positive semidefinite", bool(lowest > -1e-9),
            f"min eigenvalue {lowest:.3g}")
 
-fig, ax = figure("Shampoo step size per direction on a repeated rank-one gradient",
-                 "step t", "size of the step along u v^T")
+fig, ax = figure("Step along a repeated rank-one gradient", "step t", "step size along u v^T")
+G1 = s * np.outer(u, v)
+L1, R1 = shampoo_init((m, n), eps)
+sizes_paper, sizes_half = [], []
+for _ in range(40):
+    L1, R1 = L1 + G1 @ G1.T, R1 + G1.T @ G1
+    sizes_paper.append(u @ inverse_root(L1) @ G1 @ inverse_root(R1) @ v)
+    sizes_half.append(u @ inverse_root(L1, 2) @ G1 @ inverse_root(R1, 2) @ v)
 steps = np.arange(1, 41)
-ax.loglog(steps, s / np.sqrt(eps + steps * s**2), label="Shampoo: $s/\\sqrt{\\epsilon + t s^2}$")
-ax.loglog(steps, 1 / np.sqrt(steps), ls=":", label="$1/\\sqrt{t}$, AdaGrad's decay")
+ax.loglog(steps, sizes_paper, label="$L^{-1/4} G R^{-1/4}$ (paper): like $1/\\sqrt{t}$")
+ax.loglog(steps, sizes_half, ls="--", label="$L^{-1/2} G R^{-1/2}$: like $1/t$")
 ax.legend()

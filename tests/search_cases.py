@@ -369,6 +369,16 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("Chatbot Arena leaderboard", "elo-vs-bradley-terry"),
     ("judge position bias", "llm-judge-position-bias"),
     ("judging LLM-as-a-judge", "llm-judge-position-bias"),
+    # issue #30, Shampoo, native sparse attention, Mamba-2 SSD and LongRoPE (branch cards-more2)
+    ("Shampoo", "shampoo"),
+    ("preconditioned stochastic tensor optimization", "shampoo"),
+    ("NSA", "native-sparse-attention"),
+    ("natively trainable sparse attention", "native-sparse-attention"),
+    ("SSD", "mamba2-ssd"),
+    ("Mamba-2", "mamba2-ssd"),
+    ("structured state space duality", "mamba2-ssd"),
+    ("LongRoPE", "longrope"),
+    ("extending LLM context window beyond 2 million tokens", "longrope"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

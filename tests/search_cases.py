@@ -369,6 +369,10 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("Chatbot Arena leaderboard", "elo-vs-bradley-terry"),
     ("judge position bias", "llm-judge-position-bias"),
     ("judging LLM-as-a-judge", "llm-judge-position-bias"),
+    # issue #30, compute-optimal test-time scaling (branch cards-tts)
+    ("compute-optimal test-time scaling", "compute-optimal-test-time-scaling"),
+    ("scaling LLM test-time compute optimally", "compute-optimal-test-time-scaling"),
+    ("adaptive test-time compute", "compute-optimal-test-time-scaling"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

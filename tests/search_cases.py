@@ -379,6 +379,10 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("structured state space duality", "mamba2-ssd"),
     ("LongRoPE", "longrope"),
     ("extending LLM context window beyond 2 million tokens", "longrope"),
+    # issue #30, compute-optimal test-time scaling (branch cards-tts)
+    ("compute-optimal test-time scaling", "compute-optimal-test-time-scaling"),
+    ("scaling LLM test-time compute optimally", "compute-optimal-test-time-scaling"),
+    ("adaptive test-time compute", "compute-optimal-test-time-scaling"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

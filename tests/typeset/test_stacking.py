@@ -36,3 +36,44 @@ def test_a_long_right_side_breaks_before_a_plus_never_inside_plain_parentheses()
 def test_an_implication_starts_a_line_of_its_own() -> None:
     out = stack(r"x' = A x \;\Longrightarrow\; x_k = \bar{A} x_{k-1}", fits_in(20))
     assert r"\\ \Longrightarrow\; x_k &= \bar{A} x_{k-1}" in out
+
+
+def test_a_formula_with_cases_is_stacked_around_them() -> None:
+    relu = (r"\operatorname{ReLU}(x) = \max(0, x), \qquad \operatorname{ReLU}'(x) = \begin{cases} 1, & x > 0 "
+            r"\\ 0, & x < 0 \end{cases}")
+    out = stack(relu, fits_in(70))
+    assert out.startswith(r"\begin{aligned}\operatorname{ReLU}(x) &= \max(0, x), \\ ")
+    assert out.count(r"\begin{cases}") == 1  # the environment is kept whole, on one line
+
+
+def test_a_formula_written_as_one_aligned_block_is_restacked() -> None:
+    out = stack(r"\begin{aligned} f &= a + b, \qquad g = c \\ h &= d \end{aligned}", fits_in(20))
+    assert out == r"\begin{aligned}f &= a + b, \\ g &= c \\ h &= d\end{aligned}"
+
+
+def test_a_long_phrase_breaks_between_its_words() -> None:
+    out = stack(r"h = \text{keeps the closest nodes and expands the nearest}", fits_in(30))
+    assert r"\\ &\quad \text{" in out and r"\text{closest }" in out
+    assert "".join(out.split(r"\text{")).count("nearest") == 1
+
+
+def test_a_left_right_pair_cut_by_a_line_is_closed_and_reopened_as_tall() -> None:
+    out = stack(r"y = \left[ a + \frac{b}{c} + d \right]", fits_in(30))
+    strut = r"\vphantom{a + \frac{b}{c} + d}"
+    # each cut closes the line above and reopens the next, each half with the whole as a strut
+    assert out.count(r"\right.") == out.count(r"\left.") >= 1
+    assert out.count(strut) == 2 * out.count(r"\right.") and r"\right. \\ &\quad \left. " + strut in out
+    assert out.endswith(r"+ d \right]\end{aligned}") or out.endswith(r"+ d\right]\end{aligned}")
+
+
+def test_a_product_breaks_at_the_space_between_factors_never_after_an_operator() -> None:
+    out = stack(r"N = (2\pi)^{-d/2} \, (\det \Sigma)^{-1/2} \exp\!\left(-\tfrac{1}{2} x\right)", fits_in(40))
+    assert r"(2\pi)^{-d/2} \\ &\quad (\det \Sigma)^{-1/2}" in out
+    sums = stack(r"L = \sum_{i=1}^{n} \log p_i + \sum_{j} q_j", fits_in(26))
+    assert r"\sum_{i=1}^{n} \log p_i" in sums  # a sum keeps its operand
+
+
+def test_a_long_left_side_gets_lines_of_its_own() -> None:
+    out = stack(r"\max_{D} \mathbb{E}_{x}\big[D(x)\big] - \mathbb{E}_{z}\big[D(G(z))\big] = \min_G W_1(p, q)",
+                fits_in(44))
+    assert out.startswith(r"\begin{aligned} &\max_{D}") and r"&\quad = \min_G W_1(p, q)" in out

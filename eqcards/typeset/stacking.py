@@ -9,12 +9,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 # Bump when a change here draws any formula's lines differently (the layouts are cached).
-FORMAT = "5"
+FORMAT = "6"
 # One TeX token: a control word (with the spaces after it), a control symbol, or one character.
 TOKEN = re.compile(r"\\[A-Za-z]+\s*|\\.|\s+|.", re.S)
 RELATIONS = {"=", "<", ">", r"\le", r"\leq", r"\ge", r"\geq", r"\approx", r"\equiv", r"\propto",
              r"\ne", r"\neq", r"\coloneqq", r"\triangleq", r"\simeq", r"\leftarrow", r"\gets",
-             r"\leqslant", r"\geqslant", r"\ll", r"\gg"}
+             r"\leqslant", r"\geqslant", r"\ll", r"\gg", r"\in", r"\notin", r"\sim", r"\subseteq",
+             r"\subset"}
 # A relation between two whole statements starts a part of its own: "… ⟹ x_k = …".
 IMPLICATIONS = {r"\Longrightarrow", r"\implies", r"\Rightarrow", r"\iff", r"\Longleftrightarrow"}
 SPACES = {r"\quad", r"\qquad", r"\ ", r"\;", r"\,", r"\:", r"\!", r"\enspace", "~"}

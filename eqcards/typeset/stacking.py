@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 # Bump when a change here draws any formula's lines differently (the layouts are cached).
-FORMAT = "6"
+FORMAT = "7"
 # One TeX token: a control word (with the spaces after it), a control symbol, or one character.
 TOKEN = re.compile(r"\\[A-Za-z]+\s*|\\.|\s+|.", re.S)
 RELATIONS = {"=", "<", ">", r"\le", r"\leq", r"\ge", r"\geq", r"\approx", r"\equiv", r"\propto",
@@ -358,27 +358,38 @@ def stack(latex: str, fits: Callable[[str], bool]) -> str:
             if fits(layout):
                 return layout
     lines = [line for part in parts for line in relation_lines(part, True)]
-    broken: list[Line] = []
-    for line in lines:
-        broken += [line] if fits(aligned([line])) else _broken_line(line, fits)
+    # The lines share one column of left sides, as wide as the widest: where each line fits on
+    # its own but not all together, the longest left sides (by their TeX) go on lines of their own.
+    by_left = sorted((i for i, line in enumerate(lines) if line.left), key=lambda i: -len(lines[i].left))
+    for forced in range(min(len(by_left), MAX_LEFT_FIRST) + 1):
+        broken: list[Line] = []
+        for i, line in enumerate(lines):
+            left_first = i in by_left[:forced]
+            broken += [line] if not left_first and fits(aligned([line])) else _broken_line(line, fits, left_first)
+        if len(broken) > 1 and fits(aligned(broken)):
+            break
     return aligned(broken) if len(broken) > 1 else layout
 
 
-def _broken_line(line: Line, fits: Callable[[str], bool]) -> list[Line]:
+# How many lines stack may give their left side a line of its own to make the block fit.
+MAX_LEFT_FIRST = 2
+
+
+def _broken_line(line: Line, fits: Callable[[str], bool], left_first: bool = False) -> list[Line]:
     """A line too wide, broken between its terms: aligned at its relation; or, where that leaves
-    a line too wide (a long left side pushes every line right), the left side first, on lines
-    of its own, and the relation and right side under it."""
+    a line too wide (a long left side pushes every line right) or when told, the left side
+    first, on lines of its own, and the relation and right side under it."""
     relation = next((r for r in sorted(RELATIONS, key=len, reverse=True) if line.right.startswith(r)), "")
     body = line.right[len(relation):]
     pieces = break_terms(body, lambda piece: fits(aligned([Line(line.left, relation + piece)])))
     at_relation = [Line(line.left, relation + " " + pieces[0]), *_continued(pieces[1:])]
-    if not line.left or all(fits(aligned([row])) for row in at_relation):
+    if not line.left or (not left_first and all(fits(aligned([row])) for row in at_relation)):
         return at_relation
     left = break_terms(line.left, lambda piece: fits(aligned([Line("", piece)])))
     right = break_terms(line.right, lambda piece: fits(aligned([Line("", r"\quad " + piece)])))
-    left_first = [Line("", left[0]), *_continued(left[1:] + right)]
-    too_wide = [sum(not fits(aligned([row])) for row in rows) for rows in (at_relation, left_first)]
-    return left_first if too_wide[1] < too_wide[0] else at_relation
+    own_lines = [Line("", left[0]), *_continued(left[1:] + right)]
+    too_wide = [sum(not fits(aligned([row])) for row in rows) for rows in (at_relation, own_lines)]
+    return own_lines if too_wide[1] < too_wide[0] or (left_first and too_wide[1] == 0) else at_relation
 
 
 def _continued(pieces: list[str]) -> list[Line]:

@@ -1,5 +1,5 @@
 """Stacking a too-wide formula into aligned lines (eqcards/typeset/stacking.py), measured by a
-stand-in for MathJax: the TeX's length."""
+stand-in for MathJax: the TeX's length, row by row."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ from eqcards.typeset.stacking import split_parts, stack, tokenize
 
 
 def fits_in(chars: int):
-    return lambda tex: len(tex.replace(r"\begin{aligned}", "").replace(r"\end{aligned}", "")) <= chars
+    """Whether the widest line, in characters of TeX, is at most `chars` (as MathJax would measure
+    the widest row of an aligned block: the widest left side plus the widest right side)."""
+    def fits(tex: str) -> bool:
+        block = tex.removeprefix(r"\begin{aligned}").removesuffix(r"\end{aligned}")
+        rows = [row.partition("&") for row in block.split(r" \\ ")] if block != tex else [("", "", tex)]
+        return max(len(left.strip()) for left, _, _ in rows) + max(len(right) for _, _, right in rows) <= chars
+    return fits
 
 
 def test_a_formula_that_fits_is_left_as_written() -> None:
@@ -77,3 +83,9 @@ def test_a_long_left_side_gets_lines_of_its_own() -> None:
     out = stack(r"\max_{D} \mathbb{E}_{x}\big[D(x)\big] - \mathbb{E}_{z}\big[D(G(z))\big] = \min_G W_1(p, q)",
                 fits_in(44))
     assert out.startswith(r"\begin{aligned} &\max_{D}") and r"&\quad = \min_G W_1(p, q)" in out
+
+
+def test_a_long_left_side_that_pushes_the_other_lines_right_gets_its_own_line() -> None:
+    out = stack(r"a = b + c + d + e + f, \qquad \text{since}\ g + h + i = j", fits_in(32))
+    assert r"\text{since}\ g + h + i \\ &\quad = j" in out
+    assert r"a &= b" in out or r"a &=b" in out

@@ -365,7 +365,8 @@ def stack(latex: str, fits: Callable[[str], bool]) -> str:
         broken: list[Line] = []
         for i, line in enumerate(lines):
             left_first = i in by_left[:forced]
-            broken += [line] if not left_first and fits(aligned([line])) else _broken_line(line, fits, left_first)
+            whole = not left_first and fits(aligned([line]))
+            broken += [line] if whole else _broken_line(line, fits, left_first)
         if len(broken) > 1 and fits(aligned(broken)):
             break
     return aligned(broken) if len(broken) > 1 else layout

@@ -12,7 +12,8 @@ def fits_in(chars: int):
     def fits(tex: str) -> bool:
         block = tex.removeprefix(r"\begin{aligned}").removesuffix(r"\end{aligned}")
         rows = [row.partition("&") for row in block.split(r" \\ ")] if block != tex else [("", "", tex)]
-        return max(len(left.strip()) for left, _, _ in rows) + max(len(right) for _, _, right in rows) <= chars
+        widest_left = max(len(left.strip()) for left, _, _ in rows)
+        return widest_left + max(len(right) for _, _, right in rows) <= chars
     return fits
 
 

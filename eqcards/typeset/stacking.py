@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 # Bump when a change here draws any formula's lines differently (the layouts are cached).
-FORMAT = "7"
+FORMAT = "8"
 # One TeX token: a control word (with the spaces after it), a control symbol, or one character.
 TOKEN = re.compile(r"\\[A-Za-z]+\s*|\\.|\s+|.", re.S)
 RELATIONS = {"=", "<", ">", r"\le", r"\leq", r"\ge", r"\geq", r"\approx", r"\equiv", r"\propto",
@@ -340,9 +340,49 @@ def author_rows(latex: str) -> list[list[Token]]:
     return [row for row in rows if _text(row)]
 
 
+CASES = re.compile(r"(\\begin\{cases\})(.*?)(\\end\{cases\})", re.S)
+
+
+def stack_cases(latex: str) -> str:
+    """The formula with each value of a cases block that holds parts of its own (\"v, \\quad
+    where …\") set as lines, one part per line, so the block grows down instead of across."""
+    def rows(block: re.Match[str]) -> str:
+        out = []
+        for row in re.split(r"(\\\\(?:\[[^\]]*\])?)", block.group(2)):
+            value, bar, condition = _split_at_top(row, "&")
+            parts = split_parts(tokenize(value)) if value.strip() else []
+            if len(parts) > 1 and not bar.startswith("\\\\"):
+                lines = [_text(parts[0]), *(r"\quad " + _text(p) for p in parts[1:])]
+                value = r" \begin{aligned}&" + r" \\ &".join(lines) + r"\end{aligned} "
+            out.append(value + bar + condition)
+        return block.group(1) + "".join(out) + block.group(3)
+    return CASES.sub(rows, latex)
+
+
+def _split_at_top(row: str, mark: str) -> tuple[str, str, str]:
+    """A row cut at its first top-level `mark` (before, the mark, after), or the row whole."""
+    tokens = tokenize(row)
+    for i, token in enumerate(tokens):
+        if _top(token) and _word(token.text) == mark:
+            return _join(tokens[:i]), token.text, _join(tokens[i + 1:])
+    return row, "", ""
+
+
+def _join(tokens: list[Token]) -> str:
+    return "".join(t.text for t in tokens)
+
+
 def stack(latex: str, fits: Callable[[str], bool]) -> str:
     """The formula as drawn at a width `fits` accepts: as it is when it fits; else split into
-    parts, then relations, then terms, stopping at the first layout that fits (or the last)."""
+    parts, then relations, then terms, stopping at the first layout that fits (or the last);
+    and where none fits, the same again with the values of its cases blocks set as lines."""
+    found = _stack(latex, fits)
+    if fits(found) or (rows := stack_cases(latex)) == latex:
+        return found
+    return _stack(rows, fits)
+
+
+def _stack(latex: str, fits: Callable[[str], bool]) -> str:
     if fits(latex):
         return latex
     rows = author_rows(latex)

@@ -90,3 +90,12 @@ def test_a_long_left_side_that_pushes_the_other_lines_right_gets_its_own_line() 
     out = stack(r"a = b + c + d + e + f, \qquad \text{since}\ g + h + i = j", fits_in(32))
     assert r"\text{since}\ g + h + i \\ &\quad = j" in out
     assert r"a &= b" in out or r"a &=b" in out
+
+
+def test_a_case_whose_value_has_a_where_clause_grows_down_when_nothing_else_fits() -> None:
+    cosine = (r"\eta = \begin{cases} a, & t < T \\[6pt] b + c + e, \quad \tau = d + f + g, & T \le t "
+              r"\end{cases}")
+    out = stack(cosine, fits_in(50))
+    assert r"\begin{aligned}&b + c + e, \\ &\quad \tau = d + f + g,\end{aligned} & T \le t" in out
+    assert r"a, & t < T \\[6pt]" in out  # a row with nothing to split is kept, with its spacing
+    assert stack(cosine, fits_in(len(cosine))) == cosine  # only where the formula is too wide

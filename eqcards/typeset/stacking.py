@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 # Bump when a change here draws any formula's lines differently (the layouts are cached).
-FORMAT = "8"
+FORMAT = "9"
 # One TeX token: a control word (with the spaces after it), a control symbol, or one character.
 TOKEN = re.compile(r"\\[A-Za-z]+\s*|\\.|\s+|.", re.S)
 RELATIONS = {"=", "<", ">", r"\le", r"\leq", r"\ge", r"\geq", r"\approx", r"\equiv", r"\propto",
@@ -23,7 +23,7 @@ WIDE_SPACES = {r"\quad", r"\qquad"}
 OPEN = set("([") | {r"\{", r"\langle", r"\lvert", r"\lVert"}
 CLOSE = set(")]") | {r"\}", r"\rangle", r"\rvert", r"\rVert"}
 SIZED = re.compile(r"\\(?:big|Big|bigg|Bigg)[lr]?$")
-BINARY = {"+", "-", r"\pm", r"\mp"}
+BINARY = {"+", "-", r"\pm", r"\mp", r"\wedge", r"\vee", r"\land", r"\lor"}
 # Where a line still too wide may break further, in order of preference (a rank of 0 is the
 # + or − between terms, or a comma that a space follows): before a product's \cdot or \times,
 # then before a big operator or at a space between factors, then between the words of a \text.
@@ -377,9 +377,33 @@ def stack(latex: str, fits: Callable[[str], bool]) -> str:
     parts, then relations, then terms, stopping at the first layout that fits (or the last);
     and where none fits, the same again with the values of its cases blocks set as lines."""
     found = _stack(latex, fits)
-    if fits(found) or (rows := stack_cases(latex)) == latex:
-        return found
-    return _stack(rows, fits)
+    for rewritten in (stack_cases(latex), stack_numerator(latex, fits)):
+        if fits(found) or rewritten == latex:
+            continue
+        found = _stack(rewritten, fits)
+    return found
+
+
+def stack_numerator(latex: str, fits: Callable[[str], bool]) -> str:
+    """The formula with the numerator of its longest top-level fraction, where that alone is too
+    wide, set as lines broken between its terms (a fraction's bar cannot be broken)."""
+    tokens = tokenize(latex)
+    fractions = []
+    for i, token in enumerate(tokens):
+        if _top(token) and _word(token.text) in {r"\frac", r"\dfrac"}:
+            end = _group_end(tokens, i + 1)
+            if end is not None:
+                fractions.append((end - i, i + 1, end))
+    if not fractions:
+        return latex
+    _, start, end = max(fractions)
+    numerator = _join(tokens[start + 1:end])
+    lines = break_terms(numerator, fits)
+    if len(lines) < 2 or fits(numerator):
+        return latex
+    rows = [lines[0], *(r"\quad " + _unspaced(line) for line in lines[1:])]
+    stacked = r"\begin{aligned}&" + r" \\ &".join(rows) + r"\end{aligned}"
+    return _join(tokens[:start + 1]) + stacked + _join(tokens[end:])
 
 
 def _stack(latex: str, fits: Callable[[str], bool]) -> str:

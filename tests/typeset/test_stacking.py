@@ -99,3 +99,9 @@ def test_a_case_whose_value_has_a_where_clause_grows_down_when_nothing_else_fits
     assert r"\begin{aligned}&b + c + e, \\ &\quad \tau = d + f + g,\end{aligned} & T \le t" in out
     assert r"a, & t < T \\[6pt]" in out  # a row with nothing to split is kept, with its spacing
     assert stack(cosine, fits_in(len(cosine))) == cosine  # only where the formula is too wide
+
+
+def test_a_numerator_too_wide_alone_is_set_as_lines_over_its_bar() -> None:
+    out = stack(r"P = \frac{\sum_{i} a_i + b_i + c_i + d_i + e_i + f_i}{n}", fits_in(30))
+    assert r"\frac{\begin{aligned}&\sum_{i} a_i" in out and r"\\ &\quad + " in out
+    assert out.endswith(r"\end{aligned}}{n}") or out.endswith(r"\end{aligned}}{n}\end{aligned}")

@@ -1,6 +1,8 @@
 """Stack a display formula that is too wide for the page into aligned lines: one part per line
-(at its top-level separators), one relation per line, and a long right-hand side broken before
-a top-level + or −. The TeX written by the card stays as it is; this is only how it is drawn."""
+(at its top-level separators), one relation per line, a long side broken between its terms (then
+at products, factors, words of a phrase, inside a \\left…\\right pair), and as last resorts the
+values of a cases block and a fraction's numerator set as lines. The TeX written by the card
+stays as it is; this is only how it is drawn."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 # Bump when a change here draws any formula's lines differently (the layouts are cached).
-FORMAT = "9"
+FORMAT = "10"
 # One TeX token: a control word (with the spaces after it), a control symbol, or one character.
 TOKEN = re.compile(r"\\[A-Za-z]+\s*|\\.|\s+|.", re.S)
 RELATIONS = {"=", "<", ">", r"\le", r"\leq", r"\ge", r"\geq", r"\approx", r"\equiv", r"\propto",
@@ -425,15 +427,23 @@ def _stack(latex: str, fits: Callable[[str], bool]) -> str:
     # The lines share one column of left sides, as wide as the widest: where each line fits on
     # its own but not all together, the longest left sides (by their TeX) go on lines of their own.
     by_left = sorted((i for i, line in enumerate(lines) if line.left), key=lambda i: -len(lines[i].left))
-    for forced in range(min(len(by_left), MAX_LEFT_FIRST) + 1):
-        broken: list[Line] = []
-        for i, line in enumerate(lines):
-            left_first = i in by_left[:forced]
-            whole = not left_first and fits(aligned([line]))
-            broken += [line] if whole else _broken_line(line, fits, left_first)
+    unmoved = broken = _broken_lines(lines, fits, set())
+    for forced in range(1, min(len(by_left), MAX_LEFT_FIRST) + 1):
         if len(broken) > 1 and fits(aligned(broken)):
             break
+        broken = _broken_lines(lines, fits, set(by_left[:forced]))
+    if not fits(aligned(broken)):
+        broken = unmoved  # moving left sides did not help: keep them at their relations
     return aligned(broken) if len(broken) > 1 else layout
+
+
+def _broken_lines(lines: list[Line], fits: Callable[[str], bool], left_first: set[int]) -> list[Line]:
+    """The lines, each too wide broken (those numbered in `left_first` with their left side first)."""
+    broken: list[Line] = []
+    for i, line in enumerate(lines):
+        whole = i not in left_first and fits(aligned([line]))
+        broken += [line] if whole else _broken_line(line, fits, i in left_first)
+    return broken
 
 
 # How many lines stack may give their left side a line of its own to make the block fit.

@@ -105,3 +105,8 @@ def test_a_numerator_too_wide_alone_is_set_as_lines_over_its_bar() -> None:
     out = stack(r"P = \frac{\sum_{i} a_i + b_i + c_i + d_i + e_i + f_i}{n}", fits_in(30))
     assert r"\frac{\begin{aligned}&\sum_{i} a_i" in out and r"\\ &\quad + " in out
     assert out.endswith(r"\end{aligned}}{n}") or out.endswith(r"\end{aligned}}{n}\end{aligned}")
+
+
+def test_a_left_side_stays_at_its_relation_when_moving_it_would_not_make_the_block_fit() -> None:
+    out = stack(r"\text{stop when } v = w; \qquad x\_abcdefghijklmnopqrstuvwxyz", fits_in(24))
+    assert r"\text{stop when } v &= w;" in out

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.browser
 def assert_all_math_typeset(page: Page) -> int:
     spans = page.locator(".arithmatex")
     total = spans.count()
-    typeset = page.locator(".arithmatex .eqc-math svg").count()
+    # A card's main formula carries two layouts (wide and phone screens), one shown at a time.
+    typeset = page.locator(".arithmatex:has(.eqc-math svg)").count()
     assert total > 0 and typeset == total, f"{typeset} of {total} formulas typeset"
     assert page.locator("[data-mjx-error]").count() == 0, "MathJax reported an error"
     text = page.locator("article").inner_text()
@@ -43,7 +44,7 @@ def test_home_page_lists_topics_offline(visit: Visit, base_url: str) -> None:
 def test_card_page_shows_typeset_math_output_and_figure(visit: Visit, base_url: str) -> None:
     page = visit.open(base_url + "cards/kl-divergence/")
     assert assert_all_math_typeset(page) >= 5
-    assert page.locator("#equation .eqc-math svg").count() == 1
+    assert page.locator("#equation .eqc-math svg >> visible=true").count() == 1
     assert "Verified:" in page.locator(".admonition.success").inner_text()
     assert "PASS" in page.locator("article pre").first.inner_text()
     figure = page.locator("img.eqc-figure").first

@@ -6,11 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_fixtures import Visit, base_url, browser, visit  # noqa: F401
+from browser_fixtures import Visit
 from conftest import ROOT
 from playwright.sync_api import Browser
 
 from eqcards.cards.calculator import load_presets
+
+pytestmark = pytest.mark.browser
 
 PRESETS = load_presets(ROOT / "docs" / "presets.yml")
 # One visit per card and preset: every figure its source publishes for that card is read there.
@@ -23,7 +25,7 @@ def test_presets_are_published() -> None:
 
 
 @pytest.mark.parametrize(("card", "preset"), PUBLISHED)
-def test_a_preset_in_the_url_reproduces_its_published_figures(visit: Visit, base_url: str,  # noqa: F811
+def test_a_preset_in_the_url_reproduces_its_published_figures(visit: Visit, base_url: str,
                                                               card: str, preset: str) -> None:
     page = visit.open(f"{base_url}/cards/{card}/?preset={preset}")
     assert page.locator("select[name=preset]").input_value() == preset
@@ -34,7 +36,7 @@ def test_a_preset_in_the_url_reproduces_its_published_figures(visit: Visit, base
     assert visit.outside == [] and visit.failed == []
 
 
-def test_a_calculator_on_a_phone(browser: Browser, base_url: str) -> None:  # noqa: F811
+def test_a_calculator_on_a_phone(browser: Browser, base_url: str) -> None:
     """KV-cache memory at 390 px: URL state in and out, data-value, labels, live region, chart."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = Visit(context.new_page(), base_url).open(

@@ -34,13 +34,7 @@ rewards = np.array([rg.correct(o) for o in group])
 # 1. Per-token weight at pi_theta = pi_old, by central differences in each token's log-probability:
 #    (R_i - mean R) / G for every token of response i, whatever its length (GRPO's is A_i / (G |o_i|)).
 h = 1e-6
-fd = np.zeros((G, rg.MAX_LEN))
-for i in range(G):
-    for t in range(rg.MAX_LEN):
-        e = np.zeros((G, rg.MAX_LEN))
-        e[i, t] = h
-        fd[i, t] = (dr_grpo_objective(old_logp + e, old_logp, rewards, mask)
-                    - dr_grpo_objective(old_logp - e, old_logp, rewards, mask)) / (2 * h)
+fd = rg.token_gradient(lambda logp: dr_grpo_objective(logp, old_logp, rewards, mask), old_logp, h)
 atol = 64 * np.finfo(float).eps * 1 / h   # |J| <= 1: central-difference rounding bound
 centered = rewards - np.mean(rewards)
 check_close("dJ/dlog pi(o_it) = (R_i - mean R) / G on every token, padding 0",

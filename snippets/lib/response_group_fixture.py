@@ -82,3 +82,15 @@ def all_responses() -> list[list[int]]:
 def correct(response: list[int]) -> float:
     """A verifiable 0/1 reward: the response contains token 1 before it ends."""
     return float(1 in response)
+
+
+def token_gradient(objective, logp: np.ndarray, h: float) -> np.ndarray:
+    """d objective / d logp[i, t] for every token of a padded (G, T) array of log-probabilities, by
+    central differences with step h: the reference the GRPO-family cards check their weights by."""
+    grad = np.zeros(logp.shape)
+    for i in range(logp.shape[0]):
+        for t in range(logp.shape[1]):
+            step = np.zeros(logp.shape)
+            step[i, t] = h
+            grad[i, t] = (objective(logp + step) - objective(logp - step)) / (2 * h)
+    return grad

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 # Bump when a change here draws any formula's lines differently (the layouts are cached).
-FORMAT = "10"
+FORMAT = "11"
 # One TeX token: a control word (with the spaces after it), a control symbol, or one character.
 TOKEN = re.compile(r"\\[A-Za-z]+\s*|\\.|\s+|.", re.S)
 RELATIONS = {"=", "<", ">", r"\le", r"\leq", r"\ge", r"\geq", r"\approx", r"\equiv", r"\propto",
@@ -427,13 +427,14 @@ def _stack(latex: str, fits: Callable[[str], bool]) -> str:
     # The lines share one column of left sides, as wide as the widest: where each line fits on
     # its own but not all together, the longest left sides (by their TeX) go on lines of their own.
     by_left = sorted((i for i, line in enumerate(lines) if line.left), key=lambda i: -len(lines[i].left))
-    unmoved = broken = _broken_lines(lines, fits, set())
-    for forced in range(1, min(len(by_left), MAX_LEFT_FIRST) + 1):
-        if len(broken) > 1 and fits(aligned(broken)):
-            break
-        broken = _broken_lines(lines, fits, set(by_left[:forced]))
-    if not fits(aligned(broken)):
-        broken = unmoved  # moving left sides did not help: keep them at their relations
+    broken = _broken_lines(lines, fits, set())
+    # Only where every line's right side fits without the column (else a line too wide by
+    # itself is the trouble, and moving left sides would only cost lines).
+    if all(fits(aligned([Line("", line.right)])) for line in broken):
+        for forced in range(1, min(len(by_left), MAX_LEFT_FIRST) + 1):
+            if len(broken) > 1 and fits(aligned(broken)):
+                break
+            broken = _broken_lines(lines, fits, set(by_left[:forced]))
     return aligned(broken) if len(broken) > 1 else layout
 
 

@@ -167,7 +167,7 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     if cite_box:
         out += ["", "## Cite this card { data-search-exclude }", "", cite_box]
     if examples:
-        out += ["", "## Used in worked examples { data-search-exclude }", ""]
+        out += ["", "## In worked examples { data-search-exclude }", ""]
         out += [f"- [{markup.text(title)}](../examples/{slug}.ipynb)" for title, slug in examples]
     related = list(dict.fromkeys([*card.related, *backlinks]))
     if related:

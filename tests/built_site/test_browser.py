@@ -51,11 +51,11 @@ def test_card_page_shows_typeset_math_output_and_figure(visit: Visit, base_url: 
     figure.scroll_into_view_if_needed()
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=figure.element_handle())
     # Screen readers get the formula from its label, spoken words; the SVG itself is hidden.
-    label = page.locator("#equation .eqc-math").get_attribute("aria-label")
+    label = page.locator("#equation .eqc-math >> visible=true").get_attribute("aria-label")
     assert label and label.startswith("D sub KL open paren P parallel Q close paren equals sum over x")
-    assert "D_{\\mathrm{KL}}" in page.locator("#equation .eqc-math").get_attribute("data-tex")
-    assert page.locator("#equation .eqc-math").get_attribute("role") == "img"
-    assert page.locator("#equation svg").get_attribute("aria-hidden") == "true"
+    assert "D_{\\mathrm{KL}}" in page.locator("#equation .eqc-math >> visible=true").get_attribute("data-tex")
+    assert page.locator("#equation .eqc-math >> visible=true").get_attribute("role") == "img"
+    assert page.locator("#equation .eqc-math svg >> visible=true").get_attribute("aria-hidden") == "true"
     assert visit.outside == [] and visit.failed == []
 
 

@@ -223,7 +223,8 @@ def test_symbols_page_lists_every_symbol_of_every_card_with_its_meaning_and_link
             if (card.id, form + plain(s.meaning)) not in listed.get(placed[0], set()):
                 missing.append(f"{card.id}, symbol {s.symbol}: not listed under {placed[0]}")
     assert missing == [], "\n".join(missing[:20])
-    assert 0 < left_out < 20 and len(listed) > 150
+    # Numbers are few: a classifier that lost a kind of symbol would leave many more out.
+    assert 0 < left_out < len(cards) / 12 and len(listed) > 150, left_out
 
 
 def test_corrections_page_lists_every_correction_under_its_card(built_site: Path, cards: list) -> None:

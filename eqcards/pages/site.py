@@ -50,7 +50,7 @@ from .provenance import Realizers, render_about, render_corrections, render_cove
 from .render import figure_uri, render_card
 from .search import rewrite_index
 from .symbols import render_symbols
-from .tags import render_tag_page, render_tags_index, tag_links, tagged_cards
+from .tags import render_tag_page, render_tags_index, shared_tags, tag_links, tagged_cards
 
 
 @dataclass
@@ -70,6 +70,7 @@ class CardSite:
     comparisons: list[Family] = field(default_factory=list)
     _by_id: dict[str, Card] = field(default_factory=dict)
     _mutation: dict[str, MeasuredScore | None] | None = None
+    _tags: dict[str, tuple[str, list[Card]]] | None = None
 
     @classmethod
     def load(cls, settings: Settings) -> CardSite:
@@ -179,7 +180,7 @@ class CardSite:
     def generated_pages(self) -> dict[str, str]:
         """Markdown pages that exist only in the build, by their path under docs/."""
         numbers = render_numbers_section(self.numbers) if self.numbers else ""
-        tags = tagged_cards(self.cards)
+        tags = self.tags()
         imprint = self.imprint()
         pages = {"cheatsheet.md": render_cheatsheet(self.cards, self.parts, extra_sections=numbers,
                                                     imprint=imprint),
@@ -194,7 +195,7 @@ class CardSite:
                  "about/corrections.md": render_corrections(self.cards),
                  "coverage.md": render_coverage(self.realizers(), self.seed_keys(), self.topics)}
         pages.update({f"tags/{slug}.md": render_tag_page(name, members)
-                      for slug, (name, members) in tags.items()})
+                      for slug, (name, members) in shared_tags(tags).items()})
         if self.numbers:
             pages["numbers.md"] = render_numbers_page(
                 self.numbers, self.report.results if self.report else {},
@@ -256,9 +257,15 @@ class CardSite:
                            compare=render_compare_line(compare_links(card.id, self.comparisons)))
         return card_breadcrumb(card, topic, self.part(topic)) + "\n\n" + page
 
-    def tag_links(self, card_id: str) -> list[tuple[str, str]]:
-        """A card's tags with their pages' site-relative URLs, for the theme's tag list."""
-        return tag_links(self.card(card_id))
+    def tag_links(self, card_id: str) -> list[tuple[str, str | None]]:
+        """A card's tags with their pages' site-relative URLs (None: no page), for the theme's tag list."""
+        return tag_links(self.card(card_id), self.tags())
+
+    def tags(self) -> dict[str, tuple[str, list[Card]]]:
+        """Each tag with its cards (tagged_cards), once per set of cards."""
+        if self._tags is None:
+            self._tags = tagged_cards(self.cards)
+        return self._tags
 
     def record(self, card: Card) -> CardRecord | None:
         """The card across the site's releases; None when the site has none."""
@@ -282,6 +289,7 @@ class CardSite:
         whose file or snippet changed, so their mutation scores are looked up again."""
         self.cards = cards
         self._by_id = {c.id: c for c in cards}
+        self._tags = None
         if self._mutation is not None:
             for card_id in [*changed, *(set(self._mutation) - set(self._by_id))]:
                 self._mutation.pop(card_id, None)

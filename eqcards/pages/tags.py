@@ -1,4 +1,4 @@
-"""Tag pages: /tags/<tag>/ lists the cards that carry a tag, /tags/ lists every tag."""
+"""Tag pages: /tags/<tag>/ lists the cards that share a tag, /tags/ lists every tag."""
 
 from __future__ import annotations
 
@@ -7,6 +7,10 @@ import re
 from ..cards.model import Card
 from . import markup
 from .card_index import sort_key
+
+# A tag gets a page of its own when at least this many cards carry it: a page listing only the card
+# the reader came from is a dead end. A card's other tags are shown as plain words.
+SHARED_BY = 2
 
 
 def tag_slug(tag: str) -> str:
@@ -26,9 +30,16 @@ def tagged_cards(cards: list[Card]) -> dict[str, tuple[str, list[Card]]]:
     return found
 
 
-def tag_links(card: Card) -> list[tuple[str, str]]:
-    """A card's tags as (name, site-relative URL of the tag page), for the theme's tag list."""
-    return [(tag, f"tags/{tag_slug(tag)}/") for tag in dict.fromkeys(card.tags)]
+def shared_tags(tags: dict[str, tuple[str, list[Card]]]) -> dict[str, tuple[str, list[Card]]]:
+    """The tags that get a page: those carried by SHARED_BY cards or more."""
+    return {slug: entry for slug, entry in tags.items() if len(entry[1]) >= SHARED_BY}
+
+
+def tag_links(card: Card, tags: dict[str, tuple[str, list[Card]]]) -> list[tuple[str, str | None]]:
+    """A card's tags as (name, site-relative URL of the tag page), for the theme's tag list; the
+    URL is None for a tag no other card carries."""
+    return [(tag, f"tags/{tag_slug(tag)}/" if len(tags[tag_slug(tag)][1]) >= SHARED_BY else None)
+            for tag in dict.fromkeys(card.tags)]
 
 
 def render_tag_page(name: str, members: list[Card]) -> str:
@@ -42,12 +53,16 @@ def render_tag_page(name: str, members: list[Card]) -> str:
     return "\n".join([*out, "</ul>", ""])
 
 
+def _index_target(slug: str, members: list[Card]) -> str:
+    return f"{slug}.md" if len(members) >= SHARED_BY else f"../cards/{members[0].id}.md"
+
+
 def render_tags_index(tags: dict[str, tuple[str, list[Card]]]) -> str:
-    """/tags/: every tag A to Z with its number of cards."""
+    """/tags/: every tag A to Z with its number of cards; a tag of one card links to that card."""
     ordered = sorted(tags.items(), key=lambda item: (sort_key(item[1][0]), item[0]))
     out = ["---", "title: Tags", "search:", "  exclude: true", "---", "", "# Tags", "",
-           f"{len(tags)} tags; each lists the cards that carry it.", "",
+           f"{len(tags)} tags; each links to the cards that carry it.", "",
            '<div class="eqc-tag-index" markdown>', ""]
-    out += [f"- [{markup.text(name)}]({slug}.md) <span class=\"eqc-tag-count\">{len(members)}</span>"
-            for slug, (name, members) in ordered]
+    out += [f'- [{markup.text(name)}]({_index_target(slug, members)}) '
+            f'<span class="eqc-tag-count">{len(members)}</span>' for slug, (name, members) in ordered]
     return "\n".join([*out, "", "</div>", ""])

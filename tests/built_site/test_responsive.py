@@ -97,6 +97,8 @@ LAYOUT_PROBE = """() => {
 CARD_PROBE = """() => {
   const hero = document.querySelector('#eq-1');
   const svg = [...hero.querySelectorAll('.eqc-math > svg')].find(s => s.checkVisibility());
+  const shown = [...document.querySelectorAll('#equation .eqc-math > svg')].find(s => s.checkVisibility());
+  if (!svg || !shown) return {equation: null};
   const box = hero.getBoundingClientRect(), drawn = svg.getBoundingClientRect();
   const size = el => parseFloat(getComputedStyle(el).fontSize);
   const body = size(document.querySelector('.md-typeset'));
@@ -109,7 +111,9 @@ CARD_PROBE = """() => {
     link.style.display = '';
     return before > without + 1;
   }).map(link => link.parentElement.id);
-  return {whole: hero.scrollWidth <= hero.clientWidth + 1 && drawn.left >= box.left - 1
+  const equation = shown.getBoundingClientRect();
+  return {equation: {width: equation.width, height: equation.height},
+          whole: hero.scrollWidth <= hero.clientWidth + 1 && drawn.left >= box.left - 1
                  && drawn.right <= box.right + 1,
           overflow: Math.round(Math.max(hero.scrollWidth - hero.clientWidth, drawn.right - box.right)),
           formula: size(svg), body, summary: size(document.querySelector('.eqc-summary')),
@@ -133,9 +137,14 @@ def card_problems(card_id: str, data: dict[str, Any], width: int) -> list[str]:
     return problems
 
 
-def layout_problems(page: Page) -> list[str]:
-    """Everything a reader would see wrong on this page at this width."""
-    data: dict[str, Any] = page.evaluate(LAYOUT_PROBE)
+# A card page's two probes in one round trip.
+CARD_PAGE_PROBE = f"() => ({{layout: ({LAYOUT_PROBE})(), card: ({CARD_PROBE})()}})"
+
+
+def layout_problems(page: Page, data: dict[str, Any] | None = None) -> list[str]:
+    """Everything a reader would see wrong on this page at this width (from LAYOUT_PROBE's
+    `data`, read here when not given)."""
+    data = data if data is not None else page.evaluate(LAYOUT_PROBE)
     problems = []
     if data["scrollWidth"] > data["viewport"] + 1:
         problems.append(f"the page scrolls sideways: {data['scrollWidth']} px wide in a "
@@ -222,14 +231,15 @@ def test_every_card_shows_every_formula_at_every_width(browser: Browser, base_ur
         read_as_tex += [(card.id, name) for name in names if TEX_MARKS.search(name)]
         for size in reversed(WIDTHS):
             page.set_viewport_size({"width": size[0], "height": size[1]})
-            equation = page.locator("#equation .eqc-math > svg >> visible=true").first.bounding_box()
-            problems = layout_problems(page)
-            card_data = page.evaluate(CARD_PROBE)
-            problems += card_problems(card.id, card_data, size[0])
-            if not card_data["whole"]:
-                not_whole[size[0]].append(card.id)
+            data = page.evaluate(CARD_PAGE_PROBE)
+            problems, card_data = layout_problems(page, data["layout"]), data["card"]
+            equation = card_data["equation"]
             if not equation or equation["width"] == 0 or equation["height"] == 0:
                 problems.insert(0, f"the card's equation is invisible: {equation}")
+            else:
+                problems += card_problems(card.id, card_data, size[0])
+                if not card_data["whole"]:
+                    not_whole[size[0]].append(card.id)
             if problems:
                 failures[f"{card.id} at {size[0]}px"] = problems[:5]
         # Last (it opens every collapsible block): no TeX in the text a reader sees (test_a11y

@@ -17,7 +17,14 @@ from eqcards.pages.export import cards_json
 from eqcards.pages.listings import render_part_page, render_topic_list, render_topic_page
 from eqcards.pages.provenance import render_about, render_corrections, render_coverage, seed_realizers
 from eqcards.pages.render import render_common_mistakes
-from eqcards.pages.tags import render_tag_page, tag_links, tag_slug, tagged_cards
+from eqcards.pages.tags import (
+    render_tag_page,
+    render_tags_index,
+    shared_tags,
+    tag_links,
+    tag_slug,
+    tagged_cards,
+)
 
 TOPICS = [Topic("second", "Second topic", "b", order=1, part="one"),
           # Reading order: zeta before alpha (alpha-card is not listed: it comes after, by title).
@@ -122,9 +129,15 @@ def test_tags_have_pages_and_links(tmp_path: Path) -> None:
     tags = tagged_cards(cards(tmp_path))  # the toy cards share their title: then by id
     assert list(tags) == ["entropy"]
     assert [c.id for c in tags["entropy"][1]] == ["alpha-card", "beta-card", "zeta-card"]
-    assert tag_links(cards(tmp_path)[0]) == [("entropy", "tags/entropy/")]
+    assert tag_links(cards(tmp_path)[0], tags) == [("entropy", "tags/entropy/")]
     page = render_tag_page("entropy", tags["entropy"][1])
     assert "# Tag: entropy" in page and page.count("](../cards/") == 3
+    # A tag of one card gets no page: the card shows it as a word, the index links to the card.
+    alone = tagged_cards(cards(tmp_path)[:1])
+    assert shared_tags(alone) == {} and shared_tags(tags) == tags
+    assert tag_links(cards(tmp_path)[0], alone) == [("entropy", None)]
+    assert f"- [entropy](../cards/{alone['entropy'][1][0].id}.md)" in render_tags_index(alone)
+    assert "- [entropy](entropy.md)" in render_tags_index(tags)
 
 
 def test_coverage_lists_every_seed_entry_with_its_card_or_not_yet(tmp_path: Path) -> None:

@@ -36,6 +36,8 @@ NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 EXPRESSION_CHARS = re.compile(r"^[0-9A-Za-z_.+\-*/%()?:<>=!&|,\s]*$")
 IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*")
 NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# A number standing alone, not the digits that end a name such as C_0 or M1.
+LITERAL = re.compile(r"(?<![A-Za-z0-9_$])" + NUMBER.pattern)
 # Math's members an expression may call or read.
 MATH_NAMES = {"abs", "ceil", "exp", "expm1", "floor", "log", "log10", "log1p", "log2", "max", "min",
               "pow", "round", "sqrt", "cbrt", "E", "PI", "LN2", "LN10"}
@@ -221,7 +223,7 @@ def _expression(value: Any, at: tuple[str | int, ...], known: set[str], c: Field
                      "comparisons and ? : are allowed")
     if re.search(r"(?<![=!<>])=(?!=)", expr):
         raise c.fail(at, "expression assigns (=): write a comparison as == or ===")
-    for match in IDENTIFIER.finditer(NUMBER.sub(lambda m: " " * len(m.group()), expr)):
+    for match in IDENTIFIER.finditer(LITERAL.sub(lambda m: " " * len(m.group()), expr)):
         word = match.group()
         if word.startswith("Math."):
             if word[5:] not in MATH_NAMES:

@@ -110,6 +110,10 @@ def test_an_expression_naming_something_else_is_refused_at_its_line(tmp_path: Pa
         parse_card(path)
     assert caught.value.line == line_of(path, "fetch(p)")
     assert "'fetch' is not an input" in caught.value.message
+    # The digits that end a name are part of it: m1 is not the input m.
+    path.write_text(card_markdown(calculator=calculator(f="m1 + p")), encoding="utf-8")
+    with pytest.raises(CardError, match="'m1' is not an input"):
+        parse_card(path)
     path.write_text(card_markdown(calculator=calculator(f="p = 3")), encoding="utf-8")
     with pytest.raises(CardError, match="assigns"):
         parse_card(path)

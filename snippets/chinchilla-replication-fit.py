@@ -95,3 +95,16 @@ for name, p in FITS.items():
     ax.loglog(C_axis, d_o / n_o, label=name)
 ax.axhline(20, ls=":", color="gray", label="Chinchilla (70B, 1.4T): 20")
 ax.legend(fontsize=8)
+
+# The page's calculator is checked against loss and optimum on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): both fits' loss at (N, D) and their optimum for C = 6 N D.
+import cardcalc  # noqa: E402
+
+
+def calculator_outputs(N, D):
+    (n_opt, d_opt), (n_opt_h, d_opt_h) = optimum(6 * N * D, **REFIT), optimum(6 * N * D, **HOFFMANN)
+    return {"L": loss(N, D, **REFIT), "L_H": loss(N, D, **HOFFMANN), "N_opt": n_opt, "D_opt": d_opt,
+            "N_opt_H": n_opt_h, "D_opt_H": d_opt_h}
+
+
+cardcalc.table(calculator_outputs, cardcalc.grid(N=(1e6, 1e9, 70e9, 1e12), D=(1e6, 1e9, 1.4e12, 1e15)))

@@ -43,3 +43,15 @@ check_true("with a != b there is no fixed 20:1 ratio", ratio3(1e25) / ratio3(1e2
            f"D/N = {ratio3(1e21):.0f} at 1e21 FLOPs, {ratio3(5.88e23):.0f} at 5.88e23, "
            f"{ratio3(1e25):.0f} at 1e25")
 
+
+# The page's calculator is checked against allocate on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+
+def calculator_outputs(C, r):
+    N, D = allocate(C, r)
+    return {"N": N, "D": D}
+
+
+cardcalc.table(calculator_outputs, cardcalc.grid(C=(1, 1e20, 5.88e23, 1e27), r=(0.01, 20, 200)))

@@ -103,3 +103,15 @@ blocks = 2 ** np.arange(4, 11)
 ax.semilogx(blocks, [constant_bits_per_param(64, b) for b in blocks], "o-", base=2, label="with DQ (FP8)")
 ax.axhline(constant_bits_per_param(double=False), color="gray", ls=":", label="without DQ (fp32 absmax)")
 ax.legend()
+
+# The page's calculator is checked against constant_bits_per_param on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+
+def calculator_outputs(B_1, B_2, k, N):
+    with_dq, without = constant_bits_per_param(B_1, B_2, k), constant_bits_per_param(B_1, B_2, k, double=False)
+    return {"bits_dq": with_dq, "bits": without, "saved": N * (without - with_dq) / 8}
+
+
+cardcalc.table(calculator_outputs, cardcalc.grid(B_1=(16, 64, 256), B_2=(1, 256, 4096), k=(4, 8), N=(1, 65e9)))

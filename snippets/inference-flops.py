@@ -81,3 +81,11 @@ check_close("mean over T positions = 2N + 2 L (T+1) d (compare Kaplan Eq. 2.2)",
             2 * N + 2 * L * (T + 1) * d)
 check_true("short context: 2N alone is within t/(6d) of the count",
            per_step[0] / (2 * N) - 1 <= 1 / (6 * d), f"excess {per_step[0] / (2 * N) - 1:.4f}")
+
+# The page's calculator is checked against forward_flops_per_token on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda N, L, d, t: {"C": forward_flops_per_token(N, L, d, t),
+                                   "share": 4 * L * t * d / forward_flops_per_token(N, L, d, t)},
+               cardcalc.grid(N=(1, 124e6, 6.6e9, 1e12), L=(1, 32, 96), d=(64, 4096), t=(1, 4096, 1e6)))

@@ -67,3 +67,10 @@ x = np.logspace(6, 13, 100)
 ax.loglog(x, loss_n(x), label=r"$L(N) = (N_c/N)^{0.076}$")
 ax.loglog(x, loss_d(x), label=r"$L(D) = (D_c/D)^{0.095}$")
 ax.legend()
+
+# The page's calculator is checked against loss_n, loss_d and loss_nd on this grid (cardcalc; the build
+# runs the card's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda N, D: {"L_N": loss_n(N), "L_D": loss_d(D), "L_ND": loss_nd(N, D)},
+               cardcalc.grid(N=(1e3, 1e6, 1.5e9, 1e12), D=(1e3, 1e8, 2.3e10, 1e16)))

@@ -75,3 +75,11 @@ ax.loglog(C, L_obs, "o", ms=3, label="synthetic runs")
 ax.loglog(C, loss_irreducible(C, *fit), "--", label=r"fit $L_\infty + (C_0/C)^{\alpha}$")
 ax.axhline(fit[0], color="gray", ls=":", label=r"fitted $L_\infty$")
 ax.legend(fontsize=8)
+
+# The page's calculator is checked against loss_kaplan, loss_irreducible and PF_DAY on this grid
+# (cardcalc; the build runs the card's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda C, L_inf, C_0, alpha_C: {"L_min": loss_kaplan(C), "C_flops": C * PF_DAY,
+                                               "L": loss_irreducible(C, L_inf, C_0, alpha_C)},
+               cardcalc.grid(C=(1e-8, 1.0, 3640, 1e6), L_inf=(0, 1.7), C_0=(50, 3.1e8), alpha_C=(0.05, 0.3)))

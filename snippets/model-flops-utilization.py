@@ -106,3 +106,18 @@ check_true("dropping the attention term (seed's 6ND) lowers PaLM's MFU by about 
 check_true("PaLM's reported HFU / MFU = 57.8 / 46.2 lies in (1, 4/3]",
            1 < 0.578 / 0.462 <= (8 * 540.35e9 + 16 * 118 * 48 * 256 * 2048) / palm_tok,
            f"{0.578 / 0.462:.3f}")
+
+# The page's calculator is checked against mfu and model_flops_per_token on this grid (cardcalc; the build
+# runs the card's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+
+def calculator_outputs(N, L, h, d_h, T, D_run, t_run, F_peak, n_gpu):
+    per_token = model_flops_per_token(N, L, h, d_h, T)
+    return {"MFU": mfu(D_run, t_run, F_peak, n_gpu, per_token), "MFU_6N": mfu(D_run, t_run, F_peak, n_gpu, 6 * N),
+            "F": per_token}
+
+
+cardcalc.table(calculator_outputs, cardcalc.grid(N=(1e6, 540.35e9), L=(1, 118), h=(1, 48), d_h=(64, 256),
+                                                 T=(1, 2048), D_run=(1, 238.3e3), t_run=(1e-3, 1.0),
+                                                 F_peak=(312e12, 275e12), n_gpu=(1, 6144)))

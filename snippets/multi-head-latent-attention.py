@@ -205,3 +205,12 @@ ax.set_xscale("log")
 ax.invert_yaxis()
 for y, v in enumerate(values):
     ax.text(v, y, f" {v:,}", va="center", fontsize=8)
+
+# The page's calculator is checked against cache_mla, cache_mha and cache_gqa on this grid (cardcalc; the
+# build runs the card's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda h, d_h, h_kv, d_c, d_hr: {
+    "M_mla": cache_mla(d_c, d_hr), "M_mha": cache_mha(h, d_h), "M_gqa": cache_gqa(h_kv, d_h),
+    "r": cache_mla(d_c, d_hr) / cache_mha(h, d_h)},
+    cardcalc.grid(h=(1, 32, 128), d_h=(64, 128), h_kv=(1, 8), d_c=(1, 512), d_hr=(0, 64)))

@@ -108,3 +108,13 @@ ax.plot(T, internal_waste(T, 16), label="paged, B_s = 16")
 ax.plot(T, 2048 - T, label="contiguous reservation of 2048", alpha=0.6)
 ax.set_yscale("symlog")
 ax.legend()
+
+# The page's calculator is checked against num_blocks, paged_kv_bytes and internal_waste on this grid
+# (cardcalc; the build runs the card's JavaScript on the same rows): T on, just past and inside a block edge.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda T, B_s, L, h_kv, d_h, b: {
+    "N_blk": num_blocks(int(T), int(B_s)), "M": paged_kv_bytes(int(T), int(B_s), L, h_kv, d_h, b),
+    "W": internal_waste(int(T), int(B_s))},
+    cardcalc.grid(T=(0, 1, 15, 16, 17, 1000, 4096), B_s=(1, 16, 32), L=(1, 32, 80), h_kv=(1, 8, 32), d_h=(64, 128),
+                  b=(1, 2)))

@@ -65,3 +65,11 @@ fig, ax = figure("pass@k from n = 200 samples", "k (attempts allowed)", "pass@k"
 for c in (2, 10, 50):
     ax.semilogx(ks, [pass_at_k_stable(200, c, int(k)) for k in ks], label=f"c = {c} correct")
 ax.legend()
+
+# The page's calculator is checked against pass_at_k on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows), keeping c <= n and k <= n, with n - c < k (certain success) included.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda n, c, k: pass_at_k(int(n), int(c), int(k)),
+               [row for row in cardcalc.grid(n=(1, 10, 200, 1000), c=(0, 1, 10, 200, 1000), k=(1, 2, 10, 100, 1000))
+                if row["c"] <= row["n"] and row["k"] <= row["n"]])

@@ -78,3 +78,11 @@ for c in (8, 12, 15):
     ax.plot(ks, [1 - comb(16 - c, int(j)) / comb(16, int(j)) for j in ks], linestyle="--",
             label=f"pass@k, c = {c}")
 ax.legend(fontsize=7)
+
+# The page's calculator is checked against pass_hat_k on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows), keeping c <= n and k <= n, with c < k (no k-subset all passed) included.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda n, c, k: pass_hat_k(int(n), int(c), int(k)),
+               [row for row in cardcalc.grid(n=(1, 8, 200, 1000), c=(0, 1, 6, 200, 1000), k=(1, 2, 4, 100, 1000))
+                if row["c"] <= row["n"] and row["k"] <= row["n"]])

@@ -84,3 +84,10 @@ for dm, name in [(768, "d = 768 (GPT-2 small)"), (4096, "d = 4096 (7B)"), (12288
     ax.semilogx(Ts, 4 * Ts * dm / layer_flops_per_token(dm, Ts), label=name)
 ax.axhline(0.5, color="gray", lw=0.8, ls="--")
 ax.legend()
+
+# The page's calculator is checked against layer_flops_per_token on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda d, T: {"C": layer_flops_per_token(d, T), "share": 4 * T * d / layer_flops_per_token(d, T)},
+               cardcalc.grid(d=(1, 768, 4096, 12288), T=(0, 1, 2048, 1e6)))

@@ -73,3 +73,10 @@ share = np.array([V2 * dm for _, dm in shapes]) / n_total
 fig, ax = figure("Embedding share of parameters, GPT-3 family shapes", "parameters N", "V d / N")
 ax.semilogx(n_total, share, marker="o")
 ax.set_ylim(0, 0.35)
+
+# The page's calculator is checked against approx_params on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows); tau = 1 is a tied output layer.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda L, d, V, tau: approx_params(int(L), int(d), int(V), tied=bool(tau)),
+               cardcalc.grid(L=(1, 12, 96), d=(64, 768, 12288), V=(1, 50257, 128256), tau=(0, 1)))

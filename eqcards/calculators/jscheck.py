@@ -112,7 +112,7 @@ def _tokens(expr: str) -> list[str]:
 
 def coverage(calc: Calculator, rows: list[Mapping[str, float]]) -> list[tuple[CalcExpression, str, str]]:
     """Each outcome of a branch point that no row reached: (expression, point, missing outcome)."""
-    bodies = [f"const {i.name} = inputs.{i.name};" for i in calc.inputs]
+    bodies = [*calc.helpers(), *(f"const {i.name} = inputs.{i.name};" for i in calc.inputs)]
     sites: dict[int, tuple[CalcExpression, str, list[str]]] = {}
     outputs = []
     for item in (*calc.define, *calc.outputs):

@@ -36,9 +36,18 @@ NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 EXPRESSION_CHARS = re.compile(r"^[0-9A-Za-z_.+\-*/%()?:<>=!&|,\s]*$")
 IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*")
 NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# A number standing alone, not the digits that end a name such as C_0 or M1.
+LITERAL = re.compile(r"(?<![A-Za-z0-9_$])" + NUMBER.pattern)
 # Math's members an expression may call or read.
 MATH_NAMES = {"abs", "ceil", "exp", "expm1", "floor", "log", "log10", "log1p", "log2", "max", "min",
               "pow", "round", "sqrt", "cbrt", "E", "PI", "LN2", "LN10"}
+# Functions an expression may call beyond Math's, each defined in the function body the page runs
+# and the build checks, so both evaluate the same code. A binomial coefficient needs a loop, which an
+# expression cannot hold; the running product stays within a few ulps per factor of the exact integer.
+HELPERS = {
+    "comb": "function comb(n, k) { if (k < 0 || k > n) return 0; let r = 1; "
+            "for (let i = 1; i <= k; i++) r = r * (n - k + i) / i; return r; }",
+}
 
 
 @dataclass(frozen=True)
@@ -90,10 +99,15 @@ class Calculator:
     def function_body(self) -> str:
         """The JavaScript body of `function (inputs) {...}` returning {output: value}: the one
         function the build checks and the page runs."""
-        lines = [f"const {i.name} = inputs.{i.name};" for i in self.inputs]
+        lines = [*self.helpers(), *(f"const {i.name} = inputs.{i.name};" for i in self.inputs)]
         lines += [f"const {d.name} = ({d.expr});" for d in self.define]
         outputs = ", ".join(f"{o.name}: ({o.expr})" for o in self.outputs)
         return "\n".join([*lines, f"return {{{outputs}}};"])
+
+    def helpers(self) -> list[str]:
+        """The definitions of the helper functions (HELPERS) that some expression calls."""
+        words = {w for e in (*self.define, *self.outputs) for w in IDENTIFIER.findall(e.expr)}
+        return [source for name, source in HELPERS.items() if name in words]
 
 
 @dataclass(frozen=True)
@@ -221,14 +235,14 @@ def _expression(value: Any, at: tuple[str | int, ...], known: set[str], c: Field
                      "comparisons and ? : are allowed")
     if re.search(r"(?<![=!<>])=(?!=)", expr):
         raise c.fail(at, "expression assigns (=): write a comparison as == or ===")
-    for match in IDENTIFIER.finditer(NUMBER.sub(lambda m: " " * len(m.group()), expr)):
+    for match in IDENTIFIER.finditer(LITERAL.sub(lambda m: " " * len(m.group()), expr)):
         word = match.group()
         if word.startswith("Math."):
             if word[5:] not in MATH_NAMES:
                 raise c.fail(at, f"'{word}' is not an allowed Math member ({', '.join(sorted(MATH_NAMES))})")
-        elif word not in known:
+        elif word not in known and word not in HELPERS:
             raise c.fail(at, f"'{word}' is not an input or an earlier definition of the calculator "
-                         f"(known: {', '.join(sorted(known))})")
+                         f"(known: {', '.join(sorted(known))}; functions: {', '.join(HELPERS)})")
     return expr
 
 

@@ -3,13 +3,14 @@ formula on the grid the snippet records (a real snippet run through the runner).
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, card_markdown, job
 
-from eqcards.calculators.jscheck import check_card, instrument
+from eqcards.calculators.jscheck import check_card, evaluate, instrument
 from eqcards.cards.calculator import load_presets
 from eqcards.cards.load import parse_card
 from eqcards.core.errors import CardError
@@ -110,6 +111,10 @@ def test_an_expression_naming_something_else_is_refused_at_its_line(tmp_path: Pa
         parse_card(path)
     assert caught.value.line == line_of(path, "fetch(p)")
     assert "'fetch' is not an input" in caught.value.message
+    # The digits that end a name are part of it: m1 is not the input m.
+    path.write_text(card_markdown(calculator=calculator(f="m1 + p")), encoding="utf-8")
+    with pytest.raises(CardError, match="'m1' is not an input"):
+        parse_card(path)
     path.write_text(card_markdown(calculator=calculator(f="p = 3")), encoding="utf-8")
     with pytest.raises(CardError, match="assigns"):
         parse_card(path)
@@ -119,3 +124,20 @@ def test_instrumenting_keeps_the_value_and_marks_each_branch_point() -> None:
     text, sites = instrument("a > 1 ? Math.min(a, (b ? 2 : 3)) : c", 0)
     assert [s[1] for s in sites] == ["the condition a > 1", "Math.min(...)", "the condition b"]
     assert text == '__br(0, a > 1 )? __pick(1, "min", a, (__br(2, b )? 2 : 3)) : c'
+
+
+def test_comb_is_defined_in_the_checked_function_and_gives_binomial_coefficients(tmp_path: Path) -> None:
+    """comb() is a helper the function body defines, so the page and QuickJS run the same loop; it
+    gives C(m, p) to within the rounding of its running product, and 0 outside 0 <= p <= m."""
+    path = tmp_path / "toy-entropy.md"
+    path.write_text(card_markdown(calculator=calculator(f="comb(m, p)")), encoding="utf-8")
+    calc = parse_card(path).calculator
+    assert calc is not None and "function comb(" in calc.function_body()
+    rows = [{"p": p, "m": m} for m in (0, 1, 5, 30, 60, 200) for p in (-1, 0, 1, 2, 7, 30, 61)]
+    for row, got in zip(rows, evaluate(calc, rows), strict=True):
+        want = math.comb(row["m"], row["p"]) if 0 <= row["p"] <= row["m"] else 0
+        # One rounding per factor of the product: p ulps at most, far inside 1e-12 for p <= 61.
+        assert got["f"] == pytest.approx(want, rel=1e-12, abs=0), row
+    path.write_text(card_markdown(calculator=calculator(c="0")), encoding="utf-8")
+    calc = parse_card(path).calculator
+    assert calc is not None and "comb" not in calc.function_body()

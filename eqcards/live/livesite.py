@@ -173,7 +173,8 @@ class LiveSite:
             self._read(stem)
         formulas = [f for _, parsed in self._parsed.values() if isinstance(parsed, Card)
                     for f in page_formulas(parsed)]
-        prerender(formulas, settings.math_cache, settings.workers)
+        heroes = [parsed.equation.strip() for _, parsed in self._parsed.values() if isinstance(parsed, Card)]
+        prerender(formulas, settings.math_cache, settings.workers, heroes=heroes)
         topics = [t for part in self.parts for t in part.topics]
         self.site = CardSite(settings, self.parts, topics, [], math=self.math, releases=self.releases)
         self._settle()

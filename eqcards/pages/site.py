@@ -86,7 +86,8 @@ class CardSite:
         releases = load_releases(settings.releases_file)
         if errors := release_problems(releases, cards, settings.root / "CITATION.cff"):
             raise CardErrors(errors)
-        prerender([f for card in cards for f in page_formulas(card)], settings.math_cache, settings.workers)
+        prerender([f for card in cards for f in page_formulas(card)], settings.math_cache, settings.workers,
+                  heroes=[card.equation.strip() for card in cards])
         math = MathRenderer(settings.math_cache)
         if errors := check_latex(cards, math):
             raise CardErrors(errors)

@@ -40,10 +40,21 @@ def width_ex(svg: str) -> float:
     return float(match.group(1)) if match else 0.0
 
 
+def _layout_key(latex: str, renderer: MathRenderer, budget_ex: float) -> str:
+    return renderer.key(f"stack:{budget_ex}:{stacking.FORMAT}\0{latex}", True)
+
+
+def laid_out(latex: str, renderer: MathRenderer) -> bool:
+    """Whether both of the formula's layouts are in the renderer's cache already."""
+    cache = renderer.cache
+    return cache is not None and all(cache.get(_layout_key(latex, renderer, budget)) is not None
+                                     for budget in (WIDE_EX, NARROW_EX))
+
+
 def layout(latex: str, renderer: MathRenderer, budget_ex: float) -> str:
     """The TeX that draws `latex` within `budget_ex` (stacked into aligned lines where needed),
     cached with the formula's SVGs so a warm build does not search again."""
-    key = renderer.key(f"stack:{budget_ex}:{stacking.FORMAT}\0{latex}", True)
+    key = _layout_key(latex, renderer, budget_ex)
     if renderer.cache is not None and (stored := renderer.cache.get(key)) is not None:
         return stored["layout"]
     def fits(tex: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 
@@ -36,6 +37,9 @@ class LatexError(ValueError):
     """MathJax could not typeset a formula; the message says why."""
 
 
+DRAWN_KEPT = 1024  # drafts and formulas remembered per renderer (a few KB each)
+
+
 class MathRenderer:
     """One QuickJS MathJax instance, plus a content-addressed cache of the SVG it produced."""
 
@@ -44,17 +48,25 @@ class MathRenderer:
         self.version = metadata.version("quickjax")
         self._engine = None
         self.rendered = 0  # formulas typeset by this instance (cache misses)
+        # What MathJax drew last, by (TeX, display): laying out a main formula measures the same
+        # candidate lines again and again (60% of its drafts repeat one), then typesets the winner.
+        self._drawn: dict[tuple[str, bool], str] = {}
 
     def key(self, latex: str, display: bool) -> str:
         stamp = f"{self.version}\0{SVG_FORMAT}\0{SPEECH_FORMAT}\0{display}\0{latex}"
         return hashlib.sha256(stamp.encode()).hexdigest()
 
     def _raw(self, latex: str, display: bool) -> str:
+        if (latex, display) in self._drawn:
+            return self._drawn[latex, display]
         if self._engine is None:
             import quickjax
 
             self._engine = quickjax.MathJaxRenderer()
-        return self._engine.render(latex, display=display)
+        if len(self._drawn) >= DRAWN_KEPT:
+            self._drawn.clear()  # one formula's search at a time is what repeats
+        svg = self._drawn[latex, display] = self._engine.render(latex, display=display)
+        return svg
 
     def draft(self, latex: str) -> str | None:
         """A display formula as MathJax draws it, uncached, or None if it does not typeset: for
@@ -144,28 +156,44 @@ def typeset_html(page_html: str, renderer: MathRenderer) -> str:
     return share_glyphs(page_html)
 
 
-def _render_chunk(job: tuple[str, list[tuple[str, bool]]]) -> int:
-    cache_dir, formulas = job
+def _render_chunk(job: tuple[str, list[tuple[str, bool]], list[str]]) -> int:
+    cache_dir, formulas, heroes = job
     renderer = MathRenderer(Path(cache_dir))
     for latex, display in formulas:
         try:
             renderer.svg(latex, display)
         except LatexError:
             pass  # reported, with its file and line, by the sequential check that follows
+    for latex in heroes:
+        try:
+            hero.hero_markup(latex, renderer)
+        except LatexError:
+            pass  # reported by the page that shows it
     return renderer.rendered
 
 
-def prerender(formulas: list[tuple[str, bool]], cache_dir: Path, workers: int) -> int:
+def prerender(formulas: list[tuple[str, bool]], cache_dir: Path, workers: int,
+              heroes: Sequence[str] = ()) -> int:
     """Typeset the formulas missing from the cache in parallel processes, each with its own
-    MathJax, so a cold build uses every core. Returns how many were missing."""
+    MathJax, so a cold build uses every core; and lay out each card's main formula (`heroes`),
+    whose search for line breaks typesets it many times over, most of a cold build's work.
+    Returns how many were missing."""
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
     probe = MathRenderer(cache_dir)
     assert probe.cache is not None
     missing = [f for f in dict.fromkeys(formulas) if probe.cache.get(probe.key(*f)) is None]
-    if workers < 2 or len(missing) < 50:  # starting MathJax twice costs more than it saves
+    unplaced = [h for h in dict.fromkeys(heroes) if not hero.laid_out(h, probe)]
+    # Starting MathJax twice costs more than it saves on a few formulas (a layout search is ~20).
+    if workers < 2 or len(missing) + 20 * len(unplaced) < 50:
         return len(missing)
+    # The main formulas first, longest first: the longest layout searches end the run otherwise.
+    unplaced.sort(key=len, reverse=True)
+    chunks = [(str(cache_dir), missing[i::workers], unplaced[i::workers]) for i in range(workers)]
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        list(pool.map(_render_chunk, chunks))
+    return len(missing)
     chunks = [(str(cache_dir), missing[i::workers]) for i in range(workers)]
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
         list(pool.map(_render_chunk, chunks))

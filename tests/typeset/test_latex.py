@@ -105,6 +105,43 @@ def test_prerender_fills_the_cache_in_parallel(tmp_path: Path) -> None:
         warm.svg("\\frac{a}{b")  # a bad one is never stored
 
 
+def test_prerender_lays_out_main_formulas_in_parallel_and_the_page_then_draws_nothing(tmp_path: Path) -> None:
+    """A card's main formula is laid out (searched for line breaks: many drafts) by the pool, so
+    the page that shows it finds its layouts and SVGs in the cache."""
+    from eqcards.typeset import hero
+    from eqcards.typeset.mathsvg import prerender
+
+    long_sum = " + ".join(f"\\alpha_{{{i}}} \\log \\frac{{p_{{{i}}}}}{{q_{{{i}}}}}" for i in range(30))
+    heroes = [f"L = {long_sum}", "y = x", "z = x^2"]  # enough to be worth a pool
+    prerender([], tmp_path / "math", workers=2, heroes=heroes)
+    warm = MathRenderer(tmp_path / "math")
+    assert all(hero.laid_out(h, warm) for h in heroes)
+    drawn = hero.hero_markup(heroes[0], warm)
+    assert warm.rendered == 0 and "eqc-fit-narrow" in drawn  # the phone's layout is stacked
+    warm._engine = counting = CountingEngine()
+    hero.hero_markup(heroes[1], warm)
+    assert counting.drawn == []
+
+
+def test_a_renderer_draws_each_formula_once_while_a_layout_is_searched() -> None:
+    renderer = MathRenderer(None)
+    renderer._engine = counting = CountingEngine()
+    for _ in range(3):
+        renderer.draft("x + y")
+    assert counting.drawn == ["x + y"]
+
+
+class CountingEngine:
+    """Stands in for MathJax and records what it was asked to draw."""
+
+    def __init__(self) -> None:
+        self.drawn: list[str] = []
+
+    def render(self, latex: str, display: bool) -> str:
+        self.drawn.append(latex)
+        return '<svg width="1ex"/>'
+
+
 def test_tex_outside_dollars_in_a_plain_text_field_is_reported_with_its_line(tmp_path: Path) -> None:
     path, card = write(tmp_path, summary="Uses \\sigma(x) bare.",
                        symbols=[{"symbol": "x", "meaning": "fine: $\\sigma(x)$"},

@@ -92,7 +92,7 @@ def torch_adamw(lrs, **options):
 # 200 float64 steps, each a few ulps apart in the order of operations: 1e-10, as in check 1.
 check_close("AdamW(lr = alpha eta_t, weight_decay = lambda / alpha) = Algorithm 2",
             torch_adamw(alpha * sched, weight_decay=lam / alpha), paper, rtol=1e-10)
-check_close("pitfall: weight_decay is multiplied by lr: weight_decay = lambda is the card's alpha lambda",
+check_close("pitfall: weight_decay is scaled by lr: weight_decay = lambda is the card's alpha lambda",
             torch_adamw(alpha * sched, weight_decay=lam), adamw_paper(grad, theta0, alpha, sched, alpha * lam),
             rtol=1e-10)
 check_close("pitfall: left out, weight_decay is 0.01",

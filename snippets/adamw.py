@@ -93,8 +93,8 @@ def torch_adamw(lrs, **options):
 check_close("AdamW(lr = alpha eta_t, weight_decay = lambda / alpha) = Algorithm 2",
             torch_adamw(alpha * sched, weight_decay=lam / alpha), paper, rtol=1e-10)
 check_close("pitfall: weight_decay is scaled by lr: weight_decay = lambda is the card's alpha lambda",
-            torch_adamw(alpha * sched, weight_decay=lam), adamw_paper(grad, theta0, alpha, sched, alpha * lam),
-            rtol=1e-10)
+            torch_adamw(alpha * sched, weight_decay=lam),
+            adamw_paper(grad, theta0, alpha, sched, alpha * lam), rtol=1e-10)
 check_close("pitfall: left out, weight_decay is 0.01",
             torch_adamw(alpha * sched), adamw_paper(grad, theta0, alpha, sched, alpha * 0.01), rtol=1e-10)
 # --- end in code ---

@@ -23,8 +23,11 @@ def canonical(name: str) -> str:
 
 
 def heavy_pins(path: Path) -> dict[str, str]:
-    """Each library pinned in requirements-libcheck.txt, by canonical name, with its version."""
+    """Each library pinned in requirements-libcheck.txt, by canonical name, with its version; none
+    where the project has no such file (its regions may then name only the build's libraries)."""
     pins: dict[str, str] = {}
+    if not path.is_file():
+        return pins
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         line = line.split("#", 1)[0].strip()
         if not line:

@@ -38,7 +38,9 @@ def render_in_code(card: Card, source: str, result: SnippetResult | None,
     lines = ["## In code { data-search-exclude }", "",
              "The formula as libraries compute it, with their defaults. Each call below ran on this "
              "card's inputs against the card's own formula, its pitfalls included.", ""]
-    for entry in card.in_code:
+    # An entry without its region fails the build (eqcards.incode.problems); `make serve` reports it
+    # on the page and shows the others.
+    for entry in (e for e in card.in_code if e.library in regions):
         checked, where = checked_where(entry, result, statuses.get(entry.library))
         lines += [f"### {markup.text(entry.library)}", "",
                   f"**Call:** {markup.code_span(entry.call)}", "",

@@ -22,6 +22,7 @@ from ..mutants.mutation_ledger import LEDGER_NAME, MeasuredScore, measured, read
 from ..snippets.cache import ResultCache
 from ..snippets.jobs import SnippetJob
 from ..snippets.notebook import helper_sources, snippet_notebook
+from ..snippets.regions import RegionError
 from ..snippets.runner import RunReport, run_snippets
 from ..typeset.latex import check_latex, page_formulas
 from ..typeset.mathsvg import MathRenderer, prerender, typeset_html
@@ -254,14 +255,18 @@ class CardSite:
                       members[at + 1] if at + 1 < len(members) else None)
         examples = self.examples.used_in().get(card.id, []) if self.examples else []
         topic = self.topic(card.topic)
-        statuses = libcheck_ledger.statuses(source, card.id, self.libcheck_ledger())
+        try:
+            statuses = libcheck_ledger.statuses(source, card.id, self.libcheck_ledger())
+            in_code = render_in_code(card, source, result, statuses)
+        except RegionError:  # `make serve` shows the marker's error on the page (livesite.py)
+            in_code = []
         page = render_card(card, topic, self._by_id, result, source, backlinks, cite,
                            neighbours, repo_url=self.repo_url, mutation=self.mutation_scores()[card.id],
                            examples=[(e.title, e.slug) for e in examples],
                            history=render_card_history(card, record) if record else [],
                            presets=self.presets,
                            compare=render_compare_line(compare_links(card.id, self.comparisons)),
-                           in_code=render_in_code(card, source, result, statuses))
+                           in_code=in_code)
         return card_breadcrumb(card, topic, self.part(topic)) + "\n\n" + page
 
     def tag_links(self, card_id: str) -> list[tuple[str, str]]:

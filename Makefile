@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: venv build serve test lint cheatsheet clean bench mutants portability
+.PHONY: venv build serve test lint cheatsheet clean bench mutants portability libcheck
 
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
@@ -56,6 +56,20 @@ bench: $(BENCH_STAMP)
 # (a card under 90% of its mutants killed, or the site under 95%). Scores: snippets/mutation-scores.json.
 mutants: $(STAMP)
 	$(BIN)/python scripts/mutants.py --check
+
+# The heavy libraries of the "In code" sections (torch ...; requirements-libcheck.txt) in an
+# environment of their own, so the build's .venv never needs them; every snippet with such a region
+# runs whole there, and the outcomes go to snippets/libcheck-ledger.json (commit it).
+LIBCHECK_VENV  := .venv-libcheck
+LIBCHECK_STAMP := $(LIBCHECK_VENV)/.installed-stamp
+$(LIBCHECK_STAMP): requirements.txt requirements-libcheck.txt
+	$(PYTHON) -m venv $(LIBCHECK_VENV)
+	$(LIBCHECK_VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-libcheck.txt
+	$(LIBCHECK_VENV)/bin/python -c 'import site, os; open(os.path.join(site.getsitepackages()[0], "eqcards-project.pth"), "w").write(os.getcwd() + "\n")'
+	touch $(LIBCHECK_STAMP)
+
+libcheck: $(LIBCHECK_STAMP)
+	$(LIBCHECK_VENV)/bin/python scripts/libcheck.py
 
 cheatsheet: $(STAMP)
 	$(BIN)/python scripts/build_cheatsheet.py

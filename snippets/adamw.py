@@ -73,6 +73,57 @@ check_true("Adam + L2 shrinks weights non-uniformly, AdamW uniformly",
            np.ptp(ratio_l2) > 0.05, f"surviving fraction under Adam+L2 ranges {ratio_l2.min():.3f}"
            f"..{ratio_l2.max():.3f}, AdamW {np.prod(1 - sched * lam):.3f} for all")
 
+# --- in code: torch ---
+import torch  # noqa: E402
+
+
+def torch_adamw(lrs, **options):
+    """torch.optim.AdamW on the card's problem, its learning rate set to lrs[t] before step t."""
+    x = torch.tensor(theta0, requires_grad=True)
+    opt = torch.optim.AdamW([x], **options)
+    for lr in lrs:
+        for group in opt.param_groups:
+            group["lr"] = lr
+        x.grad = torch.tensor(grad(x.detach().numpy()))
+        opt.step()
+    return x.detach().numpy()
+
+
+# 200 float64 steps, each a few ulps apart in the order of operations: 1e-10, as in check 1.
+check_close("AdamW(lr = alpha eta_t, weight_decay = lambda / alpha) = Algorithm 2",
+            torch_adamw(alpha * sched, weight_decay=lam / alpha), paper, rtol=1e-10)
+check_close("pitfall: weight_decay is scaled by lr: weight_decay = lambda is the card's alpha lambda",
+            torch_adamw(alpha * sched, weight_decay=lam),
+            adamw_paper(grad, theta0, alpha, sched, alpha * lam), rtol=1e-10)
+check_close("pitfall: left out, weight_decay is 0.01",
+            torch_adamw(alpha * sched), adamw_paper(grad, theta0, alpha, sched, alpha * 0.01), rtol=1e-10)
+# --- end in code ---
+
+# --- in code: optax ---
+import jax  # noqa: E402
+import optax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+
+
+def optax_adamw(weight_decay=None):
+    """optax.adamw with the card's schedule as its learning rate; its default decay when None."""
+    options = {} if weight_decay is None else {"weight_decay": weight_decay}
+    opt = optax.adamw(lambda count: alpha * jax.numpy.asarray(sched)[count], **options)
+    x = jax.numpy.asarray(theta0)
+    state = opt.init(x)
+    for _ in range(T):
+        updates, state = opt.update(jax.numpy.asarray(grad(np.asarray(x))), state, x)
+        x = optax.apply_updates(x, updates)
+    return np.asarray(x)
+
+
+check_close("optax.adamw(schedule alpha eta_t, weight_decay = lambda / alpha) = Algorithm 2",
+            optax_adamw(lam / alpha), paper, rtol=1e-10)
+check_close("pitfall: optax's default weight_decay is 1e-4, torch's 0.01",
+            optax_adamw(), adamw_paper(grad, theta0, alpha, sched, alpha * 1e-4), rtol=1e-10)
+# --- end in code ---
+
 fig, ax = figure("Weight decay with no loss gradient", "initial |weight|", "final |weight|")
 w0 = np.linspace(0.05, 2, 40)
 ax.plot(w0, np.abs(adamw_paper(zero, w0, alpha, sched, lam)), label="AdamW (decoupled)")

@@ -79,6 +79,33 @@ check_true("RSJ IDF turns negative for a term in > N/2 documents; Lucene's log(1
            np.all(dog_rsj < 0) and np.all(dog_lucene > 0),
            f"RSJ scores {np.round(dog_rsj, 3)}, Lucene scores {np.round(dog_lucene, 3)}")
 
+# --- in code: rank-bm25 ---
+from rank_bm25 import BM25Okapi  # noqa: E402
+
+okapi = BM25Okapi(docs, k1=1.2, b=0.75)
+# "cat" is the one term in fewer than half the documents: its IDF is the card's.
+check_close("BM25Okapi(docs, k1=1.2, b=0.75).get_scores(q) = BM25 where every IDF is positive",
+            okapi.get_scores(["cat"]), bm25_matrix(["cat"], docs), rtol=1e-12)
+check_close("pitfall: the default k1 is 1.5, not 1.2",
+            BM25Okapi(docs).get_scores(["cat"]), bm25_matrix(["cat"], docs, k1=1.5), rtol=1e-12)
+
+
+def floored_idf(n_t: np.ndarray, n_docs: int) -> np.ndarray:
+    """rank_bm25's IDF: a negative one is replaced by 0.25 times the mean IDF of the vocabulary."""
+    vocabulary = sorted({t for d in docs for t in d})
+    mean = rsj_idf(np.array([sum(t in d for d in docs) for t in vocabulary]), n_docs).mean()
+    raw = rsj_idf(n_t, n_docs)
+    return np.where(raw < 0, 0.25 * mean, raw)
+
+
+check_close("pitfall: a negative IDF is floored at epsilon * mean IDF (epsilon = 0.25)",
+            okapi.get_scores(query), bm25_matrix(query, docs, idf=floored_idf), rtol=1e-12)
+bird_okapi, bird_card = okapi.get_scores(["bird"]), bm25_matrix(["bird"], docs)
+check_true("so 'bird', in 3 of 4 documents, is not weighted by its own IDF ln(1.5/3.5)",
+           np.abs(bird_okapi - bird_card).max() > 0.1, f"rank_bm25 {np.round(bird_okapi, 3)}, "
+           f"card {np.round(bird_card, 3)}")
+# --- end in code ---
+
 # Saturation of the term-frequency factor (per unit of IDF).
 f = np.arange(0, 21)
 fig, ax = figure("BM25 term-frequency saturation", "occurrences of the term  f(t, d)",

@@ -46,6 +46,31 @@ fd = (gelu(pts + h) - gelu(pts - h)) / (2 * h)
 analytic = ndtr(pts) + pts * np.exp(-pts**2 / 2) / np.sqrt(2 * np.pi)
 check_close("GELU'(x) = Phi(x) + x phi(x) vs finite differences", fd, analytic, rtol=1e-7, atol=1e-9)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# Both sides form 1 + erf (or 1 + tanh) near -1 at x = -8, which cancels to an absolute error of a few
+# ulps of 1 times |x| / 2: atol = 4 * 8 * eps (7e-15), far below the tanh form's 4.7e-4 gap.
+cancel = 4 * 8 * np.finfo(float).eps
+check_close("F.gelu(x), default approximate='none', = x Phi(x)", F.gelu(torch.tensor(x)).numpy(), gelu(x),
+            rtol=1e-12, atol=cancel)
+check_close("F.gelu(x, approximate='tanh') = the tanh form",
+            F.gelu(torch.tensor(x), approximate="tanh").numpy(), gelu_tanh(x), rtol=1e-12, atol=cancel)
+# --- end in code ---
+
+# --- in code: jax ---
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+default = np.asarray(jax.nn.gelu(x))
+check_close("pitfall: jax.nn.gelu(x) defaults to approximate=True, the tanh form", default, gelu_tanh(x),
+            rtol=1e-12, atol=cancel)
+check_true("so its default is off the exact GELU by up to 4.7e-4", np.abs(default - gelu(x)).max() > 4e-4)
+check_close("jax.nn.gelu(x, approximate=False) = x Phi(x)", np.asarray(jax.nn.gelu(x, approximate=False)),
+            gelu(x), rtol=1e-12, atol=cancel)
+# --- end in code ---
+
 fig, ax = figure("Error of the GELU approximations", "x", "approximation minus exact GELU")
 ax.plot(x, gelu_tanh(x) - gelu(x), label=r"tanh form  (max $4.7\times10^{-4}$)")
 ax.plot(x, x * expit(1.702 * x) - gelu(x), "--", label=r"$x\,\sigma(1.702x)$  (max $0.02$)")

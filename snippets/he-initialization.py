@@ -76,6 +76,29 @@ check_close("unscaled: Var grows to 1 + 2L", plain, 1 + 2 * L, rtol=0.1)
 check_close("1/sqrt(2L)-scaled: Var stays near 2", scaled, 2.0, rtol=0.1)
 check_true("scaling keeps the stream O(1)", scaled < 3 < plain, f"{scaled:.2f} vs {plain:.1f}")
 
+# --- in code: torch ---
+import math  # noqa: E402
+
+import torch  # noqa: E402
+
+torch.manual_seed(0)
+n_in, n_out = 1024, 512
+w = torch.empty(n_out, n_in, dtype=torch.float64)  # torch stores (out, in): fan_in is size(1)
+torch.nn.init.kaiming_normal_(w, nonlinearity="relu")
+# A variance from 512 * 1024 Gaussian samples has relative standard error sqrt(2 / 524288) = 0.002:
+# rtol = 0.01 is five of them.
+check_close("kaiming_normal_(W, nonlinearity='relu') draws Var = 2 / n_in", w.var().item(), he_std(n_in) ** 2,
+            rtol=0.01)
+linear = torch.nn.Linear(n_in, n_out, dtype=torch.float64)
+bound = 1 / math.sqrt(n_in)  # kaiming_uniform_(a=sqrt(5)): gain sqrt(2 / 6) times sqrt(3 / n_in)
+top = linear.weight.abs().max().item()
+check_true("pitfall: nn.Linear's default is uniform on +-1/sqrt(n_in) (kaiming_uniform_, a = sqrt(5))",
+           0.999 * bound < top <= bound, f"max |w| = {top:.6f}, 1/sqrt(n_in) = {bound:.6f}")
+# Uniform samples: relative standard error of the variance sqrt(0.8 / 524288) = 0.0012; rtol 0.01.
+check_close("so its variance is 1 / (3 n_in), a sixth of He's 2 / n_in",
+            linear.weight.var().item(), he_std(n_in) ** 2 / 6, rtol=0.01)
+# --- end in code ---
+
 fig, ax = figure("Signal through a deep ReLU net (width 256)", "layer",
                  "pre-activation variance vs. layer 1\n(median of 16 nets)")
 layers = np.arange(1, depth + 1)

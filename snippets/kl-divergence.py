@@ -35,6 +35,31 @@ check_true("asymmetry: KL(P||Q) != KL(Q||P)",
            abs(kl_divergence(p, q) - kl_divergence(q, p)) > 1e-3,
            f"{kl_divergence(p, q):.4f} vs {kl_divergence(q, p):.4f} nats")
 
+# --- in code: scipy ---
+# scipy.stats.entropy(pk, qk) is KL(pk || qk) in nats, but it first divides each argument by its sum.
+kl_scipy = entropy(p, q)
+check_close("scipy.stats.entropy(P, Q) = KL(P || Q)", kl_scipy, kl_divergence(p, q))
+check_close("pitfall: entropy(3P, Q) normalizes 3P back to P, so it still gives KL(P || Q)",
+            entropy(3 * p, q), kl_divergence(p, q))
+check_close("pitfall: base=2 gives bits, KL / ln 2", entropy(p, q, base=2), kl_divergence(p, q) / np.log(2))
+# --- end in code ---
+
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+log_q, target = torch.tensor(np.log(q))[None, :], torch.tensor(p)[None, :]  # a batch of one row
+# float64 sums of 8 terms: torch forms P (log P - log Q) where the card forms P log(P/Q), a few ulps
+# of |log P| (< 5) per term apart, so 1e-12 of KL (> 0.1 here) holds with room.
+check_close("F.kl_div(log Q, P, reduction='batchmean') = KL(P || Q)",
+            F.kl_div(log_q, target, reduction="batchmean").item(), kl_divergence(p, q), rtol=1e-12)
+check_close("pitfall: the default reduction='mean' also divides by the 8 outcomes",
+            F.kl_div(log_q, target).item() * len(p), kl_divergence(p, q), rtol=1e-12)
+check_close("pitfall: (log P, Q) in the card's order gives the reverse divergence KL(Q || P)",
+            F.kl_div(torch.log(target), torch.exp(log_q), reduction="batchmean").item(),
+            kl_divergence(q, p), rtol=1e-12)
+# --- end in code ---
+
 # Bernoulli(a) against Bernoulli(b): the divergence is zero only at a = b and blows up at the edges.
 b = np.linspace(0.005, 0.995, 400)
 fig, ax = figure("KL between two coins", "model probability of heads  b", "nats")

@@ -91,6 +91,24 @@ ref3 = [[entropy(smoothed_targets(y3[a, b], 7, eps)) + entropy(smoothed_targets(
         for a in range(3)]
 check_close("3-D logits (batch, position, class)", label_smoothing_loss(z3, y3, eps), ref3, rtol=1e-12)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+
+logits_t, labels_t = torch.tensor(z), torch.tensor(y)
+per_row = torch.nn.CrossEntropyLoss(label_smoothing=eps, reduction="none")(logits_t, labels_t).numpy()
+check_close("CrossEntropyLoss(label_smoothing=eps, reduction='none') = L_LS per row",
+            per_row, label_smoothing_loss(z, y, eps), rtol=1e-12)
+check_close("its default reduction='mean' is the batch mean of L_LS",
+            torch.nn.CrossEntropyLoss(label_smoothing=eps)(logits_t, labels_t).item(),
+            label_smoothing_loss(z, y, eps).mean(), rtol=1e-12)
+check_true("pitfall: eps is spread over all V classes, the label's included: not fairseq's 1 - eps",
+           np.abs(per_row - fair).min() > 1e-4)
+probabilities = torch.softmax(logits_t, dim=-1)
+check_true("pitfall: it takes logits; softmax outputs passed in are treated as logits",
+           np.abs(torch.nn.CrossEntropyLoss(label_smoothing=eps, reduction="none")(probabilities, labels_t)
+                  .numpy() - per_row).min() > 1e-2)
+# --- end in code ---
+
 fig, ax = figure("Label smoothing keeps the optimal logit gap finite", "logit gap (label minus others)",
                  "loss (nats)")
 gaps = np.linspace(-2, 14, 300)

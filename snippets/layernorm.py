@@ -48,3 +48,16 @@ check_true("normalized tokens have mean 0 and population variance 1",
            np.allclose(y.mean(axis=-1), 0, atol=1e-12) and np.allclose(y.var(axis=-1), 1, atol=1e-12))
 check_close("invariant to x -> 2.5 x + 7 (eps = 0)", layer_norm(2.5 * x + 7.0, gamma, beta, 0.0),
             layer_norm(x, gamma, beta, 0.0), rtol=1e-10, atol=1e-12)
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+xt = torch.tensor(x)
+check_close("F.layer_norm(x, (d,), gamma, beta) = LN: eps = 1e-5 inside the root, variance over d",
+            torch.nn.functional.layer_norm(xt, (d,), torch.tensor(gamma), torch.tensor(beta)).numpy(),
+            layer_norm(x, gamma, beta), rtol=1e-12, atol=1e-13)
+unbiased = (xt - xt.mean(-1, keepdim=True)) / torch.sqrt(xt.var(-1, keepdim=True))  # eps 0, gain 1
+check_close("pitfall: torch.var divides by d - 1 unless correction=0, so LN written with it is "
+            "sqrt((d - 1) / d) times the card's", unbiased.numpy(),
+            layer_norm(x, 1.0, 0.0, eps=0.0) * np.sqrt((d - 1) / d), rtol=1e-12, atol=1e-14)
+# --- end in code ---

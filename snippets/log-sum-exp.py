@@ -58,6 +58,38 @@ lse = np.array([log_sum_exp(r) for r in rows])
 check_true("max(z) <= LSE(z) <= max(z) + log V on 500 random vectors",
            bool(np.all(rows.max(1) <= lse) and np.all(lse <= rows.max(1) + np.log(16) + 1e-12)))
 
+# --- in code: scipy ---
+# `rows` (500 x 16): scipy.special.logsumexp reduces over the whole array unless told the axis.
+check_close("scipy.special.logsumexp(Z, axis=-1) = LSE of each row", scipy_logsumexp(rows, axis=-1), lse,
+            rtol=1e-13)
+check_close("pitfall: the default axis=None is one LSE over all 500 x 16 logits",
+            scipy_logsumexp(rows), log_sum_exp(rows.ravel()), rtol=1e-13)
+check_close("b= weights each exp: logsumexp(z, b=1/V) is the log-mean-exp, LSE - log V",
+            scipy_logsumexp(rows[0], b=1 / 16), log_sum_exp(rows[0]) - np.log(16), rtol=1e-13)
+masked = np.full(4, -np.inf)  # a row whose every logit is masked out
+with np.errstate(invalid="ignore"):
+    shifted = log_sum_exp(masked)
+check_true("every logit -inf: scipy gives -inf, the max-shifted form as written gives nan",
+           scipy_logsumexp(masked) == -np.inf and np.isnan(shifted), f"scipy {scipy_logsumexp(masked)}, "
+           f"shifted {shifted}")
+# --- end in code ---
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+check_close("torch.logsumexp(x, dim=-1) = LSE of each row",
+            torch.logsumexp(torch.tensor(rows), dim=-1).numpy(), lse, rtol=1e-13)
+try:
+    torch.logsumexp(torch.tensor(rows))
+    no_dim = "accepted"
+except TypeError:
+    no_dim = "TypeError"
+check_true("dim has no default: a call without it raises, unlike scipy's axis=None", no_dim == "TypeError",
+           no_dim)
+check_true("every logit -inf gives -inf, as in scipy",
+           torch.logsumexp(torch.tensor(masked), dim=0).item() == -np.inf)
+# --- end in code ---
+
 # Two-argument case LSE(x, 0) = log(1 + e^x) (softplus): it hugs max(x, 0), at most log 2 above it.
 x = np.linspace(-6, 6, 400)
 fig, ax = figure("Log-sum-exp as a smooth maximum", "x", "value")

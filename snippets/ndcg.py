@@ -63,6 +63,26 @@ right, wrong = ndcg(ranked, pool, 6), ndcg(ranked, ranked, 6)
 check_true("IDCG from the retrieved list alone overstates nDCG", wrong > right,
            f"judged pool: {right:.4f}, retrieved list only: {wrong:.4f}")
 
+# --- in code: scikit-learn ---
+from sklearn.metrics import ndcg_score  # noqa: E402
+
+# ndcg_score ranks the documents by y_score and takes the ideal order from the same documents'
+# y_true; here the eight judged documents, ranked by a shuffled score.
+order = np.random.default_rng(1).permutation(len(judged))
+y_score = np.empty(len(judged))
+y_score[order] = np.arange(len(judged), 0, -1)  # document order[0] scores highest
+sk = ndcg_score(judged[None, :], y_score[None, :], k=5)
+# Sums of five terms taken in another order: a few ulps apart, so 1e-12 holds.
+check_close("ndcg_score(y_true=rel, y_score, k=5) = nDCG@5 with linear gains",
+            sk, ndcg(judged[order], judged, 5), rtol=1e-12)
+check_true("pitfall: its gains are rel, not Burges' 2^rel - 1",
+           abs(sk - ndcg(judged[order], judged, 5, "exp")) > 1e-3,
+           f"linear {sk:.4f} vs exponential {ndcg(judged[order], judged, 5, 'exp'):.4f}")
+check_close("fix: y_true = 2^rel - 1 gives the exponential-gain nDCG@5",
+            ndcg_score((2.0 ** judged - 1)[None, :], y_score[None, :], k=5),
+            ndcg(judged[order], judged, 5, "exp"), rtol=1e-12)
+# --- end in code ---
+
 ranks = np.arange(1, 21)
 fig, ax = figure("Position discounts", "rank  i", "weight of an item at rank i")
 ax.plot(ranks, 1 / np.log2(ranks + 1), "o-", ms=3, label="$1/\\log_2(i+1)$ (common form)")

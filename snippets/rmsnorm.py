@@ -44,3 +44,20 @@ check_close("invariant to x -> 3 x (eps = 0)", rms_norm(3.0 * x, gamma, 0.0), rm
 shift_gap = np.abs(rms_norm(x + 2.0, gamma, 0.0) - rms_norm(x, gamma, 0.0)).max()
 check_true("not invariant to x -> x + 2 (no re-centering)", shift_gap > 0.1,
            f"max change {shift_gap:.2f}")
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+xt, gt = torch.tensor(x_small), torch.tensor(gamma)
+check_close("torch.nn.functional.rms_norm(x, (d,), gamma, eps=1e-6) = RMSNorm, eps inside the root",
+            torch.nn.functional.rms_norm(xt, (d,), gt, eps=1e-6).numpy(), rms_norm(x_small, gamma),
+            rtol=1e-12)
+default = torch.nn.RMSNorm(d, dtype=torch.float64)
+with torch.no_grad():
+    default.weight.copy_(gt)
+tiny = np.finfo(np.float64).eps
+check_close("pitfall: nn.RMSNorm's default eps is the dtype's machine epsilon (2.2e-16 in float64), not 1e-6",
+            default(xt).detach().numpy(), rms_norm(x_small, gamma, eps=tiny), rtol=1e-12)
+check_true("which changes small tokens (mean square ~1e-5) by far more than rounding",
+           np.abs(default(xt).detach().numpy() - rms_norm(x_small, gamma)).max() > 1e-3)
+# --- end in code ---

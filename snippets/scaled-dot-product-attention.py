@@ -55,3 +55,32 @@ check_close("batched over 3 heads vs head-by-head scipy softmax", attention(Qh, 
 wide = attention(30 * Q, 30 * K, V)
 check_close("wide scores (span > 1000): matrix form vs scipy softmax", wide,
             scipy_softmax(900 * Q @ K.T / np.sqrt(d_k), axis=1) @ V, rtol=1e-9, atol=1e-12)
+
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# A mask in the card's terms: query i may attend to keys 0 .. i + 2, i.e. the card's formula over
+# those keys alone.
+allowed = np.tril(np.ones((n_q, n_k), dtype=bool), k=2)
+seen = np.stack([attention(Q[i], K[allowed[i]], V[allowed[i]]) for i in range(n_q)])
+q_t, k_t, v_t = (torch.tensor(a)[None] for a in (Q, K, V))  # (batch 1, positions, features)
+check_close("F.scaled_dot_product_attention(Q, K, V) = the card",
+            F.scaled_dot_product_attention(q_t, k_t, v_t)[0].numpy(), out, rtol=1e-12, atol=1e-14)
+check_close("its boolean attn_mask is True where a query MAY attend",
+            F.scaled_dot_product_attention(q_t, k_t, v_t, attn_mask=torch.tensor(allowed))[0].numpy(), seen,
+            rtol=1e-12, atol=1e-14)
+# nn.MultiheadAttention, one head, projections set to the identity, so it computes the card's
+# formula; its value width is the model width, so the keys serve as the values here.
+mha = torch.nn.MultiheadAttention(d_k, 1, bias=False, batch_first=True, dtype=torch.float64)
+with torch.no_grad():
+    mha.in_proj_weight.copy_(torch.eye(d_k).repeat(3, 1))
+    mha.out_proj.weight.copy_(torch.eye(d_k))
+seen_keys = np.stack([attention(Q[i], K[allowed[i]], K[allowed[i]]) for i in range(n_q)])
+masked_out, _ = mha(q_t, k_t, k_t, attn_mask=torch.tensor(~allowed), need_weights=False)
+check_close("pitfall: nn.MultiheadAttention's boolean attn_mask is True where a query may NOT attend",
+            masked_out[0].detach().numpy(), seen_keys, rtol=1e-12, atol=1e-14)
+same_mask, _ = mha(q_t, k_t, k_t, attn_mask=torch.tensor(allowed), need_weights=False)
+check_true("so the mask that is right for F.scaled_dot_product_attention is inverted there",
+           np.abs(same_mask[0].detach().numpy() - seen_keys).max() > 1e-3)
+# --- end in code ---

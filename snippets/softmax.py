@@ -54,6 +54,35 @@ wide = rng.uniform(-1000.0, 1000.0, size=64)
 check_close("64 logits spanning 2000 nats vs scipy.special.softmax", softmax(wide), scipy_softmax(wide),
             rtol=1e-12, atol=1e-300)
 
+# --- in code: scipy ---
+# A batch of 3 rows of logits: scipy.special.softmax normalizes over the whole array unless told.
+Z = rng.normal(scale=3.0, size=(3, V))
+rows = np.array([softmax(row) for row in Z])
+check_close("scipy.special.softmax(Z, axis=-1) = softmax of each row", scipy_softmax(Z, axis=-1), rows,
+            rtol=1e-12)
+check_close("pitfall: the default axis=None is one softmax over all 3 x 12 logits",
+            scipy_softmax(Z), softmax(Z.ravel()).reshape(Z.shape), rtol=1e-12)
+# --- end in code ---
+
+# --- in code: torch ---
+import warnings  # noqa: E402
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# (batch 2, positions 3, vocabulary 12): the card's softmax runs over the vocabulary, the last axis.
+X = rng.normal(scale=3.0, size=(2, 3, V))
+per_position = np.apply_along_axis(softmax, -1, X)
+check_close("F.softmax(x, dim=-1) = softmax over the vocabulary",
+            F.softmax(torch.tensor(X), dim=-1).numpy(), per_position, rtol=1e-12)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    implicit = F.softmax(torch.tensor(X)).numpy()  # no dim
+check_close("pitfall: with no dim, a 3-D tensor is normalized over dim 0, the batch",
+            implicit, np.apply_along_axis(softmax, 0, X), rtol=1e-12)
+check_true("and torch only warns about it", any("Implicit dimension" in str(w.message) for w in caught))
+# --- end in code ---
+
 # Temperature: softmax(z / tau) sharpens towards argmax as tau -> 0 and flattens as tau grows.
 logits = np.array([2.0, 1.0, 0.5, -1.0])
 taus = np.geomspace(0.1, 10, 300)

@@ -46,6 +46,12 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("RoPE", "rope"),
     ("GRPO", "grpo-advantage"),
     ("pass@k", "pass-at-k"),
+    # a library's name for it (the card's In code section)
+    ("kl_div", "kl-divergence"),
+    ("optax.adamw", "adamw"),
+    ("ndcg_score", "ndcg"),
+    ("BM25Okapi", "bm25"),
+    ("CrossEntropyLoss", "label-smoothing"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

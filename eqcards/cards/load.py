@@ -8,11 +8,12 @@ from pathlib import Path
 from ..core.errors import CardError, CardErrors
 from .calculator import parse_calculator
 from .frontmatter import parse_yaml, split_front_matter
-from .model import Card, CheatsheetEntry, Erratum, HistoryEntry, Mistake, Part, Source, Symbol, Topic
+from .model import Card, CheatsheetEntry, Erratum, HistoryEntry, InCode, Mistake, Part, Source, Symbol, Topic
 from .schema import (
     CHEATSHEET_KEYS,
     ERRATUM_KEYS,
     HISTORY_KEYS,
+    IN_CODE_KEYS,
     MISTAKE_KEYS,
     PART_KEYS,
     SOURCE_KEYS,
@@ -88,6 +89,16 @@ def parse_card(path: Path, text: str | None = None) -> Card:
             history.append(HistoryEntry(check_version(h["release"], (*at, "release"), c),
                                         check_date(h["date"], (*at, "date"), c),
                                         c.text(h["note"], (*at, "note"))))
+    in_code = []
+    for i, entry in enumerate(c.mapping_list(data["in_code"], ("in_code",), IN_CODE_KEYS)
+                              if "in_code" in data else []):
+        at = ("in_code", i)
+        library = c.text(entry["library"], (*at, "library"))
+        if library in [e.library for e in in_code]:
+            raise c.fail((*at, "library"), f"library '{library}' has two in_code entries: keep one per "
+                         "library (one region each)")
+        in_code.append(InCode(library, c.text(entry["call"], (*at, "call")),
+                              c.text(entry["differs"], (*at, "differs")), _optional(c, entry, at, "fix")))
     snippet = c.text(data["snippet"], ("snippet",))
     if not snippet.endswith(".py") or snippet.startswith(("/", "..")) or "/../" in snippet:
         raise c.fail(("snippet",), f"'snippet: {snippet}' must be a .py path inside snippets/")
@@ -108,6 +119,7 @@ def parse_card(path: Path, text: str | None = None) -> Card:
         mistakes=mistakes,
         history=history,
         calculator=parse_calculator(data["calculator"], c) if "calculator" in data else None,
+        in_code=in_code,
         snippet=snippet,
         cheatsheet=CheatsheetEntry(c.text(sheet["label"], ("cheatsheet", "label")),
                                    _optional(c, sheet, ("cheatsheet",), "latex")),

@@ -59,6 +59,16 @@ class Mistake:
 
 
 @dataclass(frozen=True)
+class InCode:
+    """The card's formula as one library computes it (its snippet's `# --- in code: LIBRARY ---`)."""
+
+    library: str  # the distribution name, as pip spells it, and the snippet region's name
+    call: str  # the call, with the card's symbols as its arguments
+    differs: str  # where the library's defaults or convention differ from the card's equation
+    fix: str | None  # the one-line change that makes it equal the card, where one is needed
+
+
+@dataclass(frozen=True)
 class HistoryEntry:
     release: str  # the version of the release the change is in
     date: str  # ISO date of the change
@@ -112,6 +122,7 @@ class Card:
     mistakes: list[Mistake] = field(default_factory=list)
     history: list[HistoryEntry] = field(default_factory=list)
     calculator: Calculator | None = None
+    in_code: list[InCode] = field(default_factory=list)
     lines: dict[tuple[str | int, ...], int] = field(default_factory=dict, repr=False)
 
     @property

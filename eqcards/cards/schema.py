@@ -58,6 +58,13 @@ CARD_FIELDS: tuple[Field, ...] = (
           "expr} with expr a JavaScript expression over the inputs and the `define` {name, expr} before "
           "it; presets are ids from docs/presets.yml. The snippet records its formula on a grid with "
           "cardcalc.table, and the build checks the expressions against it."),
+    Field("in_code", "in_code", False,
+          "List of {library, call, differs, fix?}: the card's formula as a library computes it. "
+          "`library` names a `# --- in code: LIBRARY ---` region of the snippet, which runs the call "
+          "on the card's inputs against the card's formula (every region needs its entry); `call` is "
+          "the call with the card's symbols as its arguments; `differs` says where the library's "
+          "defaults or convention differ from the equation; `fix` is the one-line change that makes "
+          "it equal the card."),
     Field("timeout", "int", False, "Snippet timeout in seconds (default 30)."),
     Field("former_ids", "list[str]", False, "Ids this card was published under before."),
     Field("history", "history", False,
@@ -74,6 +81,7 @@ SOURCE_KEYS = {
 CHEATSHEET_KEYS = {"label": True, "latex": False}
 ERRATUM_KEYS = {"seed": True, "note": True}
 MISTAKE_KEYS = {"note": True, "where": False}
+IN_CODE_KEYS = {"library": True, "call": True, "differs": True, "fix": False}
 HISTORY_KEYS = {"release": True, "date": True, "note": True}
 RELEASE_KEYS = {"version": True, "date": True, "summary": True}
 # Semantic versions, MAJOR.MINOR.PATCH, as releases are numbered (https://semver.org).

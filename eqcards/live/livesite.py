@@ -21,6 +21,8 @@ from ..cards.releases import ReleaseBook, load_releases
 from ..cards.seeds import read_index
 from ..core.config import Settings
 from ..core.errors import CardError, CardErrors
+from ..incode.libraries import REQUIREMENTS, heavy_pins
+from ..incode.problems import in_code_problems
 from ..pages.comparisons import load_comparisons
 from ..pages.numbers import load_numbers
 from ..pages.site import CardSite
@@ -309,6 +311,8 @@ class LiveSite:
             errors += former_id_conflicts(parsed, cards, former)
             errors += self.releases.problems(parsed)
             errors += self._latex_errors(parsed)
+            errors += in_code_problems([parsed], self.settings.snippets_dir,
+                                       heavy_pins(self.settings.root / REQUIREMENTS))
             problems[page] = [Problem(page, self._located(e)) for e in errors]
             if not errors:
                 self._good[stem] = parsed

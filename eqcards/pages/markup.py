@@ -43,6 +43,13 @@ def prose_with_math(value: str) -> str:
                    for i, p in enumerate(parts))
 
 
+def code_span(value: str) -> str:
+    """Inline code that holds any text, backticks included."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", value)), default=0) + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
 def cell(value: str) -> str:
     r"""Text that is safe inside a Markdown table cell: a '|' would end the cell. In prose it is
     escaped; inside $math$ it becomes \vert, since an escaped bar reaches TeX as \| (the double

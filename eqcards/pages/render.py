@@ -77,13 +77,6 @@ def render_verification(card: Card, result: SnippetResult | None, snippet_source
     return "\n".join(lines)
 
 
-def _code(text: str) -> str:
-    """Inline code that holds any text, backticks included."""
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
 def _prose(text: str) -> str:
     """Plain text in Markdown: HTML escaped, and no stray emphasis or links from * _ [ ]."""
     return re.sub(r"([\\*_\[\]`])", r"\\\1", markup.text(text))
@@ -117,13 +110,13 @@ def render_mutation_score(card: Card, score: MeasuredScore | None) -> list[str]:
             continue
         lines += [f"    **{title}: {len(items)}**", ""]
         for m in items:
-            where = _code(f"{score.snippet or 'snippets/' + card.snippet}:{m.get('line')}")
+            where = markup.code_span(f"{score.snippet or 'snippets/' + card.snippet}:{m.get('line')}")
             note = ""
             if m.get("reason"):
                 note = f", because {_prose(str(m['reason']))}"
             elif m.get("by") and status == "killed":
-                note = f", by {_code(str(m['by']))}"
-            lines.append(f"    - {where} {_code(str(m.get('diff', '')))}{note}")
+                note = f", by {markup.code_span(str(m['by']))}"
+            lines.append(f"    - {where} {markup.code_span(str(m.get('diff', '')))}{note}")
         lines.append("")
     return lines
 
@@ -134,10 +127,12 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
                 neighbours: tuple[Card | None, Card | None] = (None, None),
                 repo_url: str | None = None, mutation: MeasuredScore | None = None,
                 examples: list[tuple[str, str]] = (), history: list[str] = (),
-                presets: Mapping[str, Preset] = MappingProxyType({}), compare: str = "") -> str:
+                presets: Mapping[str, Preset] = MappingProxyType({}), compare: str = "",
+                in_code: list[str] = ()) -> str:
     """The whole page, identical in structure for every card. `examples`: (title, slug) of the
     worked examples that use the card; `history`: its History section (eqcards.pages.changelog);
-    `compare`: the line linking its comparison pages (eqcards.pages.comparisons), if any."""
+    `compare`: the line linking its comparison pages (eqcards.pages.comparisons), if any; `in_code`:
+    its In code section (eqcards.pages.in_code)."""
     # The lead summary goes through the same renderer as every other card text (md_in_html: the
     # paragraph's Markdown, and so its $math$, is rendered); a bare <p> would show the TeX.
     out = [f"# {markup.prose_with_math(card.title)}", "",
@@ -157,7 +152,8 @@ def render_card(card: Card, topic: Topic, cards_by_id: dict[str, Card],
     out += ["", *render_calculator(card, presets)]
     if compare:
         out += ["", f'<p class="eqc-meta eqc-compare-with" markdown>{compare}</p>', ""]
-    out += ["", card.body.strip(), "", render_verification(card, result, snippet_source, repo_url, mutation)]
+    out += ["", card.body.strip(), "", *in_code,
+            render_verification(card, result, snippet_source, repo_url, mutation)]
     out += ["## Sources", ""]
     out += [f"{i}. {render_source(s)}" for i, s in enumerate(card.sources, start=1)]
     if repo_url:  # with no repository to report to, no link at all rather than a dead one

@@ -29,6 +29,7 @@ from .search_previews import write_previews
 SEARCH_FIELDS: dict[str, float] = {
     "name": 12.0,     # card title, or the page title
     "alias": 10.0,    # other names, abbreviations, symbol spellings (front matter `aliases`)
+    "code": 6.0,      # the library calls of its In code section (kl_div, F.kl_div, ndcg_score)
     "symbol": 5.0,    # LaTeX of each symbol in the symbols table
     "tex": 3.0,       # the equation and its cheatsheet form
     "tags": 3.0,      # front matter `tags` and the topic title
@@ -71,6 +72,17 @@ def readable(text: str, limit: int | None = None) -> str:
     return text[:limit].rsplit(" ", 1)[0] + " …"
 
 
+# A called name in an In code entry's `call`: `F.kl_div(` gives F.kl_div; a method called on a
+# result (`entr(P).sum()`) is not the library's name for the quantity and is left out.
+CALLED = re.compile(r"(?<![\w.)\]])([A-Za-z_][\w.]*)\s*\(")
+
+
+def library_calls(card: Card) -> list[str]:
+    """The functions and classes a card's In code entries call, as written (`torch.nn.functional.kl_div`);
+    the engine splits a name at its dots, so `kl_div`, `F.kl_div` and `optax.adamw` all find the card."""
+    return list(dict.fromkeys(name for entry in card.in_code for name in CALLED.findall(entry.call)))
+
+
 def card_document(card: Card, topic: Topic, prose: str,
                   preview: dict[str, Any] | None = None) -> dict[str, Any]:
     """A card's search document: its part and topic (for part: and topic: filters), its formula
@@ -86,6 +98,7 @@ def card_document(card: Card, topic: Topic, prose: str,
         "fields": {
             "name": card.title,
             "alias": card.aliases,
+            **({"code": library_calls(card)} if card.in_code else {}),
             "symbol": [s.symbol for s in card.symbols],
             "tex": tex,
             "tags": [*card.tags, topic.title],

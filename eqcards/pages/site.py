@@ -15,10 +15,14 @@ from ..cards.releases import CardRecord, ReleaseBook, load_releases, release_pro
 from ..cards.seeds import read_index, read_keys
 from ..core.config import Settings
 from ..core.errors import CardError, CardErrors
+from ..incode import ledger as libcheck_ledger
+from ..incode.libraries import REQUIREMENTS, heavy_pins
+from ..incode.problems import in_code_problems
 from ..mutants.mutation_ledger import LEDGER_NAME, MeasuredScore, measured, read_ledger
 from ..snippets.cache import ResultCache
 from ..snippets.jobs import SnippetJob
 from ..snippets.notebook import helper_sources, snippet_notebook
+from ..snippets.regions import RegionError
 from ..snippets.runner import RunReport, run_snippets
 from ..typeset.latex import check_latex, page_formulas
 from ..typeset.mathsvg import MathRenderer, prerender, typeset_html
@@ -38,6 +42,7 @@ from .comparisons import (
 )
 from .example_site import ExampleSet
 from .export import cards_json
+from .in_code import render_in_code
 from .listings import (
     render_home,
     render_part_page,
@@ -81,6 +86,8 @@ class CardSite:
         topics = [t for part in parts for t in part.topics]
         seeds = read_index(settings.seed_index)
         cards = load_cards(settings.cards_dir, topics, seeds, settings.snippets_dir)
+        if errors := in_code_problems(cards, settings.snippets_dir, heavy_pins(settings.root / REQUIREMENTS)):
+            raise CardErrors(errors)
         if errors := reading_order_problems(topics, cards, settings.topics_file):
             raise CardErrors(errors)
         releases = load_releases(settings.releases_file)
@@ -250,12 +257,18 @@ class CardSite:
                       members[at + 1] if at + 1 < len(members) else None)
         examples = self.examples.used_in().get(card.id, []) if self.examples else []
         topic = self.topic(card.topic)
+        try:
+            statuses = libcheck_ledger.statuses(source, card.id, self.libcheck_ledger())
+            in_code = render_in_code(card, source, result, statuses)
+        except RegionError:  # `make serve` shows the marker's error on the page (livesite.py)
+            in_code = []
         page = render_card(card, topic, self._by_id, result, source, backlinks, cite,
                            neighbours, repo_url=self.repo_url, mutation=self.mutation_scores()[card.id],
                            examples=[(e.title, e.slug) for e in examples],
                            history=render_card_history(card, record) if record else [],
                            presets=self.presets,
-                           compare=render_compare_line(compare_links(card.id, self.comparisons)))
+                           compare=render_compare_line(compare_links(card.id, self.comparisons)),
+                           in_code=in_code)
         return card_breadcrumb(card, topic, self.part(topic)) + "\n\n" + page
 
     def tag_links(self, card_id: str) -> list[tuple[str, str | None]]:
@@ -271,6 +284,10 @@ class CardSite:
     def record(self, card: Card) -> CardRecord | None:
         """The card across the site's releases; None when the site has none."""
         return self.releases.record(card) if self.releases.releases else None
+
+    def libcheck_ledger(self) -> dict:
+        """What `make libcheck` recorded of the heavy-library mappings (snippets/libcheck-ledger.json)."""
+        return libcheck_ledger.load(self.settings.snippets_dir / libcheck_ledger.LEDGER_FILE)
 
     def mutation_scores(self) -> dict[str, MeasuredScore | None]:
         """Each card's mutation score from the committed ledger, or None where the ledger has none

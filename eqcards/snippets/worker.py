@@ -24,6 +24,7 @@ from typing import Any
 
 from ..core.config import MAX_FIGURE_BYTES, helpers_dir
 from . import sandbox
+from .regions import Region, RegionError, in_code_regions, runnable
 
 # Output beyond this is dropped with a note, so a runaway print cannot bloat a page or the cache.
 MAX_OUTPUT_CHARS = 100_000
@@ -133,9 +134,10 @@ def run(snippet: Path, snippets_dir: Path, timeout: float, hang_report: Path) ->
         faulthandler.dump_traceback_later(max(timeout - 0.5, 0.5), exit=True, file=hang)
         output = CappedWriter(MAX_OUTPUT_CHARS)
         result: dict[str, Any] = {"ok": False, "checks": [], "figures": []}
+        regions = _regions(snippet)
         try:
             with redirect_stdout(output), redirect_stderr(output):
-                runpy.run_path(str(snippet), run_name="__main__")
+                _execute(snippet)
         except SystemExit as exc:
             if exc.code not in (0, None):
                 result.update(_error(exc, snippet, snippets_dir))
@@ -157,6 +159,45 @@ def run(snippet: Path, snippets_dir: Path, timeout: float, hang_report: Path) ->
                 result["ok"] = True
             except RuntimeError as exc:
                 result.update(error=str(exc), line=None, traceback="")
+    return _attributed(result, regions)
+
+
+def _regions(snippet: Path) -> list[Region]:
+    """The snippet's In-code regions; none where a marker is malformed (its run reports that)."""
+    try:
+        return in_code_regions(snippet.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, RegionError):
+        return []
+
+
+def _execute(snippet: Path) -> None:
+    """Run the snippet as __main__, with the In-code regions of libraries the build lacks blanked
+    (eqcards.snippets.regions; line numbers unchanged)."""
+    source = snippet.read_text(encoding="utf-8")
+    try:
+        code, _ = runnable(source)
+    except RegionError as exc:  # reported at the marker's line, like a syntax error
+        raise SyntaxError(str(exc), (str(snippet), exc.line, 1, "")) from None
+    if code == source:
+        runpy.run_path(str(snippet), run_name="__main__")
+    else:
+        main = {"__name__": "__main__", "__file__": str(snippet), "__builtins__": __builtins__}
+        exec(compile(code, str(snippet), "exec"), main)
+
+
+def _attributed(result: dict[str, Any], regions: list[Region]) -> dict[str, Any]:
+    """A failure inside an In-code region names the library and the version that ran it: the
+    library's call no longer agrees with the card (a changed default, a wrong mapping)."""
+    region = next((r for r in regions if "error" in result and r.holds(result.get("line"))), None)
+    if region is not None:
+        from importlib import metadata
+
+        try:
+            version = metadata.version(region.library)
+        except metadata.PackageNotFoundError:
+            version = "(not installed)"
+        result["error"] = (f"in code: {region.library} {version} disagrees with the card: "
+                           f"{result['error']}")
     return result
 
 

@@ -50,6 +50,12 @@ def test_card_page_shows_equation_output_and_sources(built_site: Path, card) -> 
     # every figure would pass the loop above.
     if re.search(r"^from cardplot import", (ROOT / "snippets" / card.snippet).read_text(), re.M):
         assert figures, f"{card.id}: the snippet draws a figure, the page shows none"
+    # Its In code section: a heading per library, each mapping checked (in this build, or by
+    # `make libcheck` for the code as it is), none shown as unchecked.
+    if card.in_code:
+        assert 'id="in-code"' in html
+        assert all(f'id="{entry.library}"' in html for entry in card.in_code)
+        assert html.count('data-checked="yes"') == len(card.in_code) and 'data-checked="no"' not in html
 
 
 def test_cheatsheet_lists_every_card_in_topic_order(built_site: Path) -> None:

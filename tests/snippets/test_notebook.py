@@ -21,9 +21,15 @@ def test_notebook_of_a_real_card_runs_on_its_own(tmp_path: Path) -> None:
     notebook = json.loads(text)
     assert notebook["nbformat"] == 4 and notebook["cells"][0]["cell_type"] == "markdown"
     assert {c["id"] for c in notebook["cells"]} == {f"cell-{i}" for i in range(len(notebook["cells"]))}
+    # Its torch mapping comes last, in cells of its own; the build's environment has no torch, so the
+    # notebook runs up to them (tests/incode/ holds what those cells carry).
+    heavy = next(i for i, c in enumerate(notebook["cells"])
+                 if "".join(c["source"]).startswith("## In code: torch"))
+    notebook["cells"] = notebook["cells"][:heavy]
     result = run_notebook(notebook, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "PASS  KL(P||Q) vs scipy.special.rel_entr" in result.stdout
+    assert "PASS  pitfall: entropy(3P, Q) normalizes 3P back to P" in result.stdout  # the scipy cell
 
 
 def test_notebook_title_cell_carries_the_equation(tmp_path: Path) -> None:

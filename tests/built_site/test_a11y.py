@@ -115,7 +115,9 @@ def test_visible_text_check_finds_tex_and_lets_prose_be() -> None:
     assert tex_marks("a weight_decay of 0.1, x<sub>t</sub>, Aπ, C++, 50% (a) [b] {c}") == []
 
 
-def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: str, built_site: Path) -> None:
+@pytest.mark.parametrize("half", [0, 1], ids=["first-half", "second-half"])
+def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: str, built_site: Path,
+                                                   half: int) -> None:
     """Every built page as Chromium's accessibility tree gives it to screen readers: each image
     (formula or figure) is named, and no name is TeX (a backslash, a brace or a caret). In the
     same visit, the text a reader sees (VISIBLE_TEXT) shows no TeX either.
@@ -132,6 +134,7 @@ def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: s
     # for both tests); this test reads every other page.
     pages = [p for p in every if not p.startswith("cards/")]
     assert len(every) - len(pages) >= 378
+    pages = pages[half::2]  # in two halves, shared by the test workers
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     read_as_tex: list[tuple[str, str]] = []
@@ -150,8 +153,8 @@ def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: s
             shown_as_tex += [(relative, found) for found in tex_marks(text)]
     finally:
         context.close()
-    assert images > 1000
-    assert characters > 200_000  # the text really was read, every page's
+    assert images > 500
+    assert characters > 100_000  # the text really was read, every page's
     assert not unnamed, unnamed[:10]
     assert not read_as_tex, f"{len(read_as_tex)} images named by TeX: {read_as_tex[:10]}"
     assert not shown_as_tex, f"{len(shown_as_tex)} places show TeX as text: {shown_as_tex[:15]}"

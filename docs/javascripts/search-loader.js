@@ -1,0 +1,75 @@
+// Loads the pieces of the search index a query needs, and only those: first the vocabulary (the
+// index's words, which typo and prefix matching read whole), then, as the ranking asks for them
+// (search-engine.js, index.want), the shards holding the postings of the words matched, each
+// result's display record, and for formula, phrase or filter queries the formulas, fields or
+// parts and topics. The layout of the files is eqcards/pages/search_index.py's. Pure of the DOM:
+// the search worker and the tests (QuickJS, with a fetch of their own) load the same file.
+var EqLoader = (function () {
+  "use strict";
+
+  var ROUNDS = 8;  // a query needs three rounds at most (shards, then fields and records); more is a bug
+
+  // config: the settings of search_index.json ({count, folder, fieldsChunk}); fetchJson(path)
+  // gives a promise of a file's JSON, path relative to the search folder.
+  function create(config, fetchJson) {
+    var files = new Map();  // path -> promise of its JSON, each file fetched once
+    var index = null, vocabulary = null;
+
+    function file(name) {
+      var path = config.folder + name;
+      if (!files.has(path)) {
+        files.set(path, fetchJson(path).catch(function (error) { files.delete(path); throw error; }));
+      }
+      return files.get(path);
+    }
+
+    function start() {
+      if (!vocabulary) {
+        vocabulary = file("vocabulary.json").then(function (terms) {
+          index = EqSearch.partial(config.count, terms);
+          return index;
+        }).catch(function (error) { vocabulary = null; throw error; });
+      }
+      return vocabulary;
+    }
+
+    function load(want) {
+      var loads = [];
+      want.shard.forEach(function (number) {
+        loads.push(file("shard-" + number + ".json").then(function (shard) { EqSearch.addShard(index, number, shard); }));
+      });
+      want.doc.forEach(function (n) {
+        loads.push(file("doc-" + n + ".json").then(function (doc) { EqSearch.addDoc(index, n, doc); }));
+      });
+      var chunks = new Set();
+      want.fields.forEach(function (n) { chunks.add(Math.floor(n / config.fieldsChunk)); });
+      chunks.forEach(function (chunk) {
+        loads.push(file("fields-" + chunk + ".json").then(function (fields) {
+          fields.forEach(function (f, i) { EqSearch.addFields(index, chunk * config.fieldsChunk + i, f); });
+        }));
+      });
+      if (want.formulas) loads.push(file("formulas.json").then(function (f) { EqSearch.addFormulas(index, f); }));
+      if (want.facets) loads.push(file("facets.json").then(function (f) { EqSearch.addFacets(index, f); }));
+      return Promise.all(loads);
+    }
+
+    // A promise of the query's results, ranked as the whole index in memory would rank them.
+    function search(query) {
+      return start().then(function () {
+        var round = 0;
+        var attempt = function () {
+          var results = EqSearch.search(index, query);
+          var want = EqSearch.wanted(index);
+          if (!want) return results;
+          if (++round > ROUNDS) throw new Error("search: the index still lacks pieces after " + ROUNDS + " loads");
+          return load(want).then(attempt);
+        };
+        return attempt();
+      });
+    }
+
+    return {search: search};
+  }
+
+  return {create: create};
+})();

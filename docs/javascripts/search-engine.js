@@ -158,6 +158,11 @@ var EqSearch = (function () {
       index.docs[n] = {location: doc.location, title: doc.title, teaser: doc.teaser || "", preview: doc.preview};
       index.fields[n] = fields;
       index.formulas[n] = asList(fields.tex).map(EqFormula.tokens);
+      formulaGrams(index.formulas[n]).forEach(function (gram) {
+        var list = index.grams.get(gram);
+        if (!list) index.grams.set(gram, list = []);
+        list.push(n);
+      });
       index.facets[n] = {part: doc.part, topic: doc.topic};
     });
     var df = new Map();
@@ -185,6 +190,7 @@ var EqSearch = (function () {
   function emptyIndex(count) {
     return {count: count, vocabulary: [], df: new Map(), idf: new Map(), postings: new Map(),
             names: new Map(), symbols: new Map(), docs: [], fields: [], formulas: [], facets: [],
+            grams: new Map(),
             phraseText: new Map(), want: null};
   }
 
@@ -207,15 +213,20 @@ var EqSearch = (function () {
     setVocabulary(index, df);
     index.shardStarts = vocabulary.shards;
     index.loadedShards = new Set();
-    index.formulas = null;
+    index.gramShards = vocabulary.gramShards;
+    index.loadedGramShards = new Set();
     index.facets = null;
     return index;
   }
 
   // Records a piece of the index a ranking reached for and did not find; a whole index never
-  // misses one. kind: "shard" (by number), "doc", "fields" (by document), "formulas", "facets".
+  // misses one. kind: "shard" or "gramShard" (by number), "doc", "fields" or "formula" (by
+  // document), "facets" (all documents').
   function need(index, kind, key) {
-    if (!index.want) index.want = {shard: new Set(), doc: new Set(), fields: new Set(), formulas: false, facets: false};
+    if (!index.want) {
+      index.want = {shard: new Set(), gramShard: new Set(), doc: new Set(), fields: new Set(),
+                    formula: new Set(), facets: false};
+    }
     if (key === undefined) index.want[kind] = true;
     else index.want[kind].add(key);
   }
@@ -281,8 +292,40 @@ var EqSearch = (function () {
   }
 
   function formulasOf(index, n) {
-    if (!index.formulas) { need(index, "formulas"); return []; }
-    return index.formulas[n] || [];
+    if (index.formulas[n] === undefined) { need(index, "formula", n); return []; }
+    return index.formulas[n];
+  }
+
+  // The runs of FORMULA_TOKENS tokens in a document's formulas, each once, spelled with spaces.
+  // A formula sharing a run of that length or more with a query shares one of these with it.
+  function formulaGrams(sequences) {
+    var grams = new Set();
+    sequences.forEach(function (tokens) {
+      for (var i = 0; i + FORMULA_TOKENS <= tokens.length; i++) grams.add(tokens.slice(i, i + FORMULA_TOKENS).join(" "));
+    });
+    return grams;
+  }
+
+  // Which gram shard holds a gram's documents: a hash of its UTF-16 code units (the build
+  // computes the same one, eqcards/pages/search_index.py, gram_shard).
+  function gramShard(gram, shards) {
+    var hash = 0;
+    for (var i = 0; i < gram.length; i++) hash = (hash * 31 + gram.charCodeAt(i)) >>> 0;
+    return hash % shards;
+  }
+
+  // The documents whose formulas share a run of FORMULA_TOKENS tokens with the query's: the only
+  // ones whose formulas can match it (longestRun) well enough to count.
+  function formulaCandidates(index, formula) {
+    var found = new Set();
+    formulaGrams([formula]).forEach(function (gram) {
+      if (index.gramShards) {
+        var shard = gramShard(gram, index.gramShards);
+        if (!index.loadedGramShards.has(shard)) { need(index, "gramShard", shard); return; }
+      }
+      (index.grams.get(gram) || []).forEach(function (n) { found.add(n); });
+    });
+    return found;
   }
 
   function facetsOf(index, n) {
@@ -414,9 +457,10 @@ var EqSearch = (function () {
     var formula = EqFormula.isFormula(alternative.text) ? EqFormula.tokens(alternative.text) : [];
     var out = [];
     if (formula.length >= FORMULA_TOKENS) {
+      var candidates = formulaCandidates(index, formula);
       for (var n = 0; n < index.count; n++) {
         var run = 0;
-        formulasOf(index, n).forEach(function (tokens) { run = Math.max(run, EqFormula.longestRun(formula, tokens)); });
+        if (candidates.has(n)) formulasOf(index, n).forEach(function (tokens) { run = Math.max(run, EqFormula.longestRun(formula, tokens)); });
         var entry = scores.get(n);
         if (run >= FORMULA_TOKENS) {
           var allTerms = Object.create(null);
@@ -476,8 +520,10 @@ var EqSearch = (function () {
       ranked.push(r);
     });
     ranked.sort(function (a, b) { return better(b, a) || a.n - b.n; });
+    // Records are asked for once the ranking lacked nothing else: the results it gives now are final.
+    var final = !index.want;
     return ranked.slice(0, limit || 50).map(function (r) {
-      var doc = docOf(index, r.n) || {};
+      var doc = (final && docOf(index, r.n)) || {};
       return {location: doc.location, title: doc.title, teaser: doc.teaser, preview: doc.preview,
               run: r.run, score: r.score, terms: r.terms};
     });
@@ -510,7 +556,16 @@ var EqSearch = (function () {
 
   function addFields(index, n, fields) { index.fields[n] = fields; }
 
-  function addFormulas(index, formulas) { index.formulas = formulas.map(function (texs) { return texs.map(EqFormula.tokens); }); }
+  function addFormula(index, n, texs) { index.formulas[n] = texs.map(EqFormula.tokens); }
+
+  // A gram shard: {gram: [doc gap, ...]}.
+  function addGramShard(index, number, shard) {
+    Object.keys(shard).forEach(function (gram) {
+      var doc = 0;
+      index.grams.set(gram, shard[gram].map(function (gap) { return (doc += gap); }));
+    });
+    index.loadedGramShards.add(number);
+  }
 
   function addFacets(index, facets) {
     index.facets = facets.map(function (f) { return f ? {part: f[0], topic: f[1]} : {}; });
@@ -519,5 +574,6 @@ var EqSearch = (function () {
   return {normalize: normalize, tokenize: tokenize, queryWords: queryWords, spell: spell,
           editDistance: editDistance, build: build, search: search, escapeHtml: escapeHtml,
           partial: partial, wanted: wanted, addShard: addShard, addDoc: addDoc, addFields: addFields,
-          addFormulas: addFormulas, addFacets: addFacets};
+          addFormula: addFormula, addGramShard: addGramShard, addFacets: addFacets,
+          gramShard: gramShard};
 })();

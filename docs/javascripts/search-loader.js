@@ -1,15 +1,15 @@
 // Loads the pieces of the search index a query needs, and only those: first the vocabulary (the
 // index's words, which typo and prefix matching read whole), then, as the ranking asks for them
 // (search-engine.js, index.want), the shards holding the postings of the words matched, each
-// result's display record, and for formula, phrase or filter queries the formulas, fields or
-// parts and topics. The layout of the files is eqcards/pages/search_index.py's. Pure of the DOM:
+// result's display record, and for formula, phrase or filter queries the formulas sharing a
+// run of tokens with the query, the fields of the phrase's candidates, or parts and topics. The layout of the files is eqcards/pages/search_index.py's. Pure of the DOM:
 // the search worker and the tests (QuickJS, with a fetch of their own) load the same file.
 var EqLoader = (function () {
   "use strict";
 
   var ROUNDS = 8;  // a query needs three rounds at most (shards, then fields and records); more is a bug
 
-  // config: the settings of search_index.json ({count, folder, fieldsChunk}); fetchJson(path)
+  // config: the settings of search_index.json ({count, folder}); fetchJson(path)
   // gives a promise of a file's JSON, path relative to the search folder.
   function create(config, fetchJson) {
     var files = new Map();  // path -> promise of its JSON, each file fetched once
@@ -41,14 +41,15 @@ var EqLoader = (function () {
       want.doc.forEach(function (n) {
         loads.push(file("doc-" + n + ".json").then(function (doc) { EqSearch.addDoc(index, n, doc); }));
       });
-      var chunks = new Set();
-      want.fields.forEach(function (n) { chunks.add(Math.floor(n / config.fieldsChunk)); });
-      chunks.forEach(function (chunk) {
-        loads.push(file("fields-" + chunk + ".json").then(function (fields) {
-          fields.forEach(function (f, i) { EqSearch.addFields(index, chunk * config.fieldsChunk + i, f); });
-        }));
+      want.fields.forEach(function (n) {
+        loads.push(file("fields-" + n + ".json").then(function (fields) { EqSearch.addFields(index, n, fields); }));
       });
-      if (want.formulas) loads.push(file("formulas.json").then(function (f) { EqSearch.addFormulas(index, f); }));
+      want.gramShard.forEach(function (number) {
+        loads.push(file("grams-" + number + ".json").then(function (grams) { EqSearch.addGramShard(index, number, grams); }));
+      });
+      want.formula.forEach(function (n) {
+        loads.push(file("formula-" + n + ".json").then(function (texs) { EqSearch.addFormula(index, n, texs); }));
+      });
       if (want.facets) loads.push(file("facets.json").then(function (f) { EqSearch.addFacets(index, f); }));
       return Promise.all(loads);
     }

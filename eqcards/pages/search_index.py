@@ -7,8 +7,9 @@ distinct words, far slower than the cards. Then it fetches only what the query r
 - shard-<i>.json: the postings of a run of the sorted vocabulary (word -> [doc gap, weight, ...])
   and the spelled names and symbols whose first word is in that run;
 - doc-<n>.json: one result's title, summary, address and formula preview size;
-- fields-<k>.json: the fields of a chunk of documents, for phrase queries ("weight decay");
-- formulas.json: every document's formulas, for a query written as math;
+- fields-<n>.json: a document's fields, for phrase queries ("weight decay");
+- grams-<i>.json: for a query written as math, the documents holding each run of three formula
+  tokens (by a hash of the run), and formula-<n>.json: the formulas of one of those documents;
 - facets.json: every document's part and topic, for part: and topic: filters.
 
 The postings are computed by the same engine the browser ranks with (search-engine.js, run in
@@ -31,15 +32,20 @@ FOLDER = "index/"  # under search/, beside search_index.json
 # Characters of JSON per shard before the next word starts a new one. Small enough that a word's
 # shard costs a few KB; a frequent word's postings may fill a shard alone.
 SHARD_CHARS = 6000
-FIELDS_CHUNK = 1  # documents per fields file: a phrase query fetches those of its candidates only
 
-EXPORT = """(config, docs) => {
+EXPORT = """(config, docs, shardChars) => {
   const index = EqSearch.build({config: config, docs: docs});
   const spelled = (map) => Array.from(map, ([word, list]) => [word, list]);
+  const grams = Array.from(index.grams.keys()).sort();
+  const size = grams.reduce((total, gram) => total + gram.length + 4 * index.grams.get(gram).length, 0);
+  const gramShards = Array.from({length: Math.max(1, Math.ceil(size / shardChars))}, () => ({}));
+  grams.forEach((gram) => {
+    gramShards[EqSearch.gramShard(gram, gramShards.length)][gram] = index.grams.get(gram);
+  });
   return {locations: index.docs.map((d) => d.location), terms: index.vocabulary,
           df: index.vocabulary.map((w) => index.df.get(w)),
           postings: index.vocabulary.map((w) => index.postings.get(w)),
-          names: spelled(index.names), symbols: spelled(index.symbols)};
+          names: spelled(index.names), symbols: spelled(index.symbols), gramShards: gramShards};
 }"""
 
 
@@ -48,7 +54,7 @@ def engine_pieces(fields: dict[str, float], documents: list[dict[str, Any]]) -> 
     context = quickjs.Context()
     for name in ENGINE_FILES:
         context.eval((ENGINE_DIR / name).read_text(encoding="utf-8"))
-    call = f"JSON.stringify(({EXPORT})({_json({'fields': fields})}, {_json(documents)}))"
+    call = f"JSON.stringify(({EXPORT})({_json({'fields': fields})}, {_json(documents)}, {SHARD_CHARS}))"
     return json.loads(context.eval(call))
 
 
@@ -70,6 +76,11 @@ def shard_runs(pieces: dict[str, Any]) -> list[int]:
             filled = 0
         filled += size
     return starts
+
+
+def doc_gaps(docs: list[int]) -> list[int]:
+    """Ascending document numbers, each given as its distance from the one before."""
+    return [n - previous for previous, n in zip([0, *docs], docs, strict=False)]
 
 
 def gaps(postings: list[float]) -> list[float]:
@@ -111,17 +122,19 @@ def write_index(search_dir: Path, fields: dict[str, float],
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     starts = shard_runs(pieces)
-    vocabulary = {"terms": pieces["terms"], "df": pieces["df"], "shards": starts}
+    vocabulary = {"terms": pieces["terms"], "df": pieces["df"], "shards": starts,
+                  "gramShards": len(pieces["gramShards"])}
     files: dict[str, Any] = {"vocabulary.json": vocabulary}
     files.update({f"shard-{i}.json": shard for i, shard in enumerate(shards(pieces, starts))})
     files.update({f"doc-{n}.json": display_record(doc) for n, doc in enumerate(documents)})
-    files.update({f"fields-{k}.json": [doc["fields"] for doc in documents[start:start + FIELDS_CHUNK]]
-                  for k, start in enumerate(range(0, len(documents), FIELDS_CHUNK))})
-    files["formulas.json"] = [list(doc["fields"].get("tex", [])) for doc in documents]
+    files.update({f"fields-{n}.json": doc["fields"] for n, doc in enumerate(documents)})
+    files.update({f"grams-{i}.json": {gram: doc_gaps(docs) for gram, docs in shard.items()}
+                  for i, shard in enumerate(pieces["gramShards"])})
+    files.update({f"formula-{n}.json": list(doc["fields"].get("tex", [])) for n, doc in enumerate(documents)})
     files["facets.json"] = [[doc["part"], doc["topic"]] if "part" in doc else None for doc in documents]
     for name, value in files.items():
         (folder / name).write_text(_json(value), encoding="utf-8")
-    return {"fields": fields, "count": len(documents), "folder": FOLDER, "fieldsChunk": FIELDS_CHUNK}
+    return {"fields": fields, "count": len(documents), "folder": FOLDER}
 
 
 def read_documents(search_dir: Path, settings: dict[str, Any]) -> list[dict[str, Any]]:
@@ -129,14 +142,13 @@ def read_documents(search_dir: Path, settings: dict[str, Any]) -> list[dict[str,
     rank them in memory too, and for the benchmark, which multiplies them)."""
     folder = search_dir / settings["folder"]
     facets = json.loads((folder / "facets.json").read_text(encoding="utf-8"))
-    fields = [f for k in range(-(-settings["count"] // settings["fieldsChunk"]))
-              for f in json.loads((folder / f"fields-{k}.json").read_text(encoding="utf-8"))]
     documents = []
     for n in range(settings["count"]):
         doc = json.loads((folder / f"doc-{n}.json").read_text(encoding="utf-8"))
         if facets[n]:
             doc["part"], doc["topic"] = facets[n]
-        documents.append({**doc, "fields": fields[n]})
+        fields = json.loads((folder / f"fields-{n}.json").read_text(encoding="utf-8"))
+        documents.append({**doc, "fields": fields})
     return documents
 
 

@@ -256,17 +256,17 @@ def test_the_theme_index_keeps_only_settings_and_the_documents_load_on_demand(tm
     (tmp_path / "index" / "shard-7.json").write_text("{}")  # a piece of the build before
     rewrite_index(index, [], {})
     written = json.loads(index.read_text())
-    assert written == {"config": {"fields": SEARCH_FIELDS, "count": 1, "folder": "index/", "fieldsChunk": 1},
-                       "docs": []}
+    assert written == {"config": {"fields": SEARCH_FIELDS, "count": 1, "folder": "index/"}, "docs": []}
     # The vocabulary holds the words, a shard their postings, the record what a result shows.
     vocabulary = json.loads((tmp_path / "index" / "vocabulary.json").read_text())
-    assert vocabulary == {"terms": ["hello", "home"], "df": [1, 1], "shards": [0]}
+    assert vocabulary == {"terms": ["hello", "home"], "df": [1, 1], "shards": [0], "gramShards": 1}
     assert json.loads((tmp_path / "index" / "shard-0.json").read_text()) == {
         "postings": {"hello": [0, 1], "home": [0, 12]}, "names": {"home": [["home", 0]]}, "symbols": {}}
     assert json.loads((tmp_path / "index" / "doc-0.json").read_text()) == {
         "location": "", "title": "Home", "teaser": "hello"}
     assert sorted(p.name for p in (tmp_path / "index").iterdir()) == [
-        "doc-0.json", "facets.json", "fields-0.json", "formulas.json", "shard-0.json", "vocabulary.json"]
+        "doc-0.json", "facets.json", "fields-0.json", "formula-0.json", "grams-0.json", "shard-0.json",
+        "vocabulary.json"]
     assert read_documents(tmp_path, written["config"]) == [
         {"location": "", "title": "Home", "teaser": "hello", "fields": {"name": "Home", "text": "hello"}}]
 
@@ -461,7 +461,8 @@ def test_the_first_download_of_a_query_stays_within_its_budget(built_site: Path)
 def test_a_query_loads_only_the_pieces_it_needs(tmp_path: Path) -> None:
     from eqcards.pages.search_index import write_index
 
-    docs = syntax_docs()
+    docs = [*syntax_docs(), doc("attention", "Attention", tex=["\\frac{QK^\\top}{\\sqrt{d_k}}"]),
+            doc("norm", "Norm", tex=["\\sqrt{x^\\top x}"])]
     config = write_index(tmp_path, SEARCH_FIELDS, docs)
     (tmp_path / "search_index.json").write_text(json.dumps({"config": config, "docs": []}))
     engine = Engine()
@@ -481,5 +482,10 @@ def test_a_query_loads_only_the_pieces_it_needs(tmp_path: Path) -> None:
     fields = [name for name in loaded.fetched if name.startswith("index/fields-")]
     assert len(fields) == 4, fields  # the decay card holds both words, not together
     assert "index/facets.json" in loads("weight part:llm")
-    assert "index/formulas.json" in loads("QK^T/sqrt(d_k)")
-    assert "index/formulas.json" not in loads("weight decay")
+    # Math reads which documents hold a run of three of its tokens, then their formulas only.
+    loaded = LoadedSearch(tmp_path)
+    assert [r["location"] for r in loaded.search("QK^T/sqrt(d_k)")] == ["cards/attention/"]
+    formulas = [name for name in loaded.fetched if name.startswith("index/formula-")]
+    grams = [name for name in loaded.fetched if name.startswith("index/grams-")]
+    assert len(formulas) == 1 and grams, loaded.fetched
+    assert not {"index/grams", "index/formula"} & loads("weight decay")

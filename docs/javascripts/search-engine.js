@@ -190,7 +190,7 @@ var EqSearch = (function () {
   function emptyIndex(count) {
     return {count: count, vocabulary: [], df: new Map(), idf: new Map(), postings: new Map(),
             names: new Map(), symbols: new Map(), docs: [], fields: [], formulas: [], facets: [],
-            grams: new Map(),
+            grams: new Map(), expansions: new Map(),
             phraseText: new Map(), want: null};
   }
 
@@ -335,6 +335,14 @@ var EqSearch = (function () {
 
   // Index words a query word stands for, each with how much it counts: itself, words it
   // begins (when long enough to mean something), and words one or two typos away.
+  // expand, remembered per index: it reads only the vocabulary, and a query on a partial index
+  // is ranked again after each load (and typed again letter by letter).
+  function expanded(index, word, isLast) {
+    var key = (isLast ? "last " : "") + word;
+    if (!index.expansions.has(key)) index.expansions.set(key, expand(index, word, isLast));
+    return index.expansions.get(key);
+  }
+
   function expand(index, word, isLast) {
     var found = new Map();
     var offer = function (term, weight) {
@@ -372,7 +380,7 @@ var EqSearch = (function () {
     var perDoc = new Map();  // doc -> {score, hits: Set of query words it matched}
     var resolved = [];  // each word as the index spells it: the best of its matches
     words.forEach(function (word, position) {
-      var matches = expand(index, word, position === words.length - 1);
+      var matches = expanded(index, word, position === words.length - 1);
       var ranked = Array.from(matches.keys()).sort(function (a, b) {
         return matches.get(b) - matches.get(a) || index.df.get(b) - index.df.get(a);
       });

@@ -54,6 +54,14 @@ var EqLoader = (function () {
       return Promise.all(loads);
     }
 
+    // Every document's record in one file, for the worker to fetch once its first answer is out:
+    // later queries then wait for no record, only for the shards of words no query matched before.
+    function prefetch() {
+      return start().then(function () { return file("records.json"); }).then(function (records) {
+        records.forEach(function (doc, n) { EqSearch.addDoc(index, n, doc); });
+      }).catch(function () { /* no harm: each result's record is then fetched on its own */ });
+    }
+
     // A promise of the query's results, ranked as the whole index in memory would rank them.
     function search(query) {
       return start().then(function () {
@@ -69,7 +77,7 @@ var EqLoader = (function () {
       });
     }
 
-    return {search: search};
+    return {search: search, prefetch: prefetch};
   }
 
   return {create: create};

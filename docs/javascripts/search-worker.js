@@ -8,6 +8,7 @@ importScripts("search-formula.js", "search-query.js", "search-engine.js", "searc
 
 var SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
 var loader = null;
+var prefetched = false;  // whether every record was asked for, after the first answer
 var latest = "";  // the last query asked: one overtaken while it waited is not answered
 
 function fetchJson(name) {
@@ -62,6 +63,10 @@ addEventListener("message", function (event) {
       if (query !== latest) return null;
       return loader.search(query).then(function (results) {
         if (query === latest) postMessage({type: RESULT, data: {items: results.map(item)}});
+        if (!prefetched) {
+          prefetched = true;
+          loader.prefetch();
+        }
       });
     }).catch(function (error) {
       console.warn(error);

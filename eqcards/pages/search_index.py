@@ -6,7 +6,8 @@ distinct words, far slower than the cards. Then it fetches only what the query r
 
 - shard-<i>.json: the postings of a run of the sorted vocabulary (word -> [doc gap, weight, ...])
   and the spelled names and symbols whose first word is in that run;
-- doc-<n>.json: one result's title, summary, address and formula preview size;
+- doc-<n>.json: one result's title, summary, address and formula preview size, and
+  records.json: all of them, fetched after the first answer so that later queries wait for none;
 - fields-<n>.json: a document's fields, for phrase queries ("weight decay");
 - grams-<i>.json: for a query written as math, the documents holding each run of three formula
   tokens (by a hash of the run), and formula-<n>.json: the formulas of one of those documents;
@@ -126,7 +127,9 @@ def write_index(search_dir: Path, fields: dict[str, float],
                   "gramShards": len(pieces["gramShards"])}
     files: dict[str, Any] = {"vocabulary.json": vocabulary}
     files.update({f"shard-{i}.json": shard for i, shard in enumerate(shards(pieces, starts))})
-    files.update({f"doc-{n}.json": display_record(doc) for n, doc in enumerate(documents)})
+    records = [display_record(doc) for doc in documents]
+    files.update({f"doc-{n}.json": record for n, record in enumerate(records)})
+    files["records.json"] = records
     files.update({f"fields-{n}.json": doc["fields"] for n, doc in enumerate(documents)})
     files.update({f"grams-{i}.json": {gram: doc_gaps(docs) for gram, docs in shard.items()}
                   for i, shard in enumerate(pieces["gramShards"])})

@@ -56,6 +56,12 @@ class LoadedSearch:
             raise RuntimeError(f"search {query!r}: {answer['error']}")
         return answer["results"]
 
+    def prefetch(self) -> None:
+        """What the worker fetches after its first answer (every result record), as it does."""
+        self.context.eval("LOADER.prefetch();")
+        while self.context.execute_pending_job():
+            pass
+
     def downloaded(self) -> int:
         """Gzipped bytes of every file fetched so far, the settings included."""
         names = [SETTINGS_FILE, *self.fetched]

@@ -136,12 +136,16 @@ def targets(r: dict) -> list[tuple[str, str, str, bool]]:
     ]
     if "search_ms_synthetic" in r:
         cards = r["search_cards_synthetic"]
-        rows += [
-            (f"search answer, index of {cards} cards", f"{r['search_ms_synthetic']:.0f} ms", "<= 50 ms",
-             r["search_ms_synthetic"] <= 50),
-            ("first search download (gzip)", f"{r['search_kb_first']:.0f} KB", "<= 150 KB",
-             r["search_kb_first"] <= 150),
-        ]
+        rows.append((f"search answer, index of {cards} cards", f"{r['search_ms_synthetic']:.0f} ms",
+                     "<= 50 ms", r["search_ms_synthetic"] <= 50))
+    if "search_kb_first_most" in r:  # measured per query since the index loads in pieces
+        rows.append(("first search download (gzip), the most of the bench's queries",
+                     f"{r['search_kb_first_most']:.0f} KB", "<= 150 KB", r["search_kb_first_most"] <= 150))
+        # Sublinear: 4.8 times the cards (2,000 against 418) must cost well under 4.8 times the bytes.
+        growth = r["search_kb_first_synthetic"] / r["search_kb_first"]
+        cards = r["search_cards_synthetic"]
+        rows.append((f"first search download at {cards} / at current size (median query)", f"{growth:.2f}",
+                     "<= 2.5", growth <= 2.5))
     for suffix, target in (("", RELOAD_TARGET), ("_synthetic", RELOAD_TARGET_SYNTHETIC)):
         for what, key in (("card", "edit_to_reload"), ("snippet", "edit_to_reload_snippet")):
             if key + suffix in r:
@@ -186,8 +190,12 @@ def table(r: dict) -> str:
         lines.append(f"| first search of a visit, with index download (ms) | {r['search_first_ms']:.0f} |")
     if "search_ms_synthetic" in r:
         cards = r["search_cards_synthetic"]
-        lines.append(f"| search: first download, gzip (KB), current size / {cards} cards | "
+        lines.append(f"| search: first download, gzip (KB), median query, current size / {cards} cards | "
                      f"{r['search_kb_first']:.0f} / {r['search_kb_first_synthetic']:.0f} |")
+        if "search_kb_first_most" in r:
+            most, most_synthetic = r["search_kb_first_most"], r["search_kb_first_most_synthetic"]
+            lines.append(f"| search: first download, gzip (KB), most of the queries, current size / {cards} "
+                         f"cards | {most:.0f} / {most_synthetic:.0f} |")
         lines.append(f"| search at {cards} cards: first query / later queries (ms) | "
                      f"{r['search_first_ms_synthetic']:.0f} / {r['search_ms_synthetic']:.0f} |")
     lines += ["", "| ratio | measured | target | holds |", "|---|---|---|---|"]

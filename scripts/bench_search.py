@@ -3,7 +3,6 @@ on the built site and on a copy whose search index holds a given number of synth
 
 from __future__ import annotations
 
-import gzip
 import json
 import shutil
 import statistics
@@ -12,11 +11,12 @@ from pathlib import Path
 from playwright.sync_api import Browser
 
 from eqcards.browser.localserve import serve
+from eqcards.pages.search_index import read_documents, write_index
+from eqcards.pages.search_loads import first_download
 
 # Word queries and formula fragments (the fragments scan every card's formulas).
 SEARCH_QUERIES = ["entropy", "attention", "Adam", "perplexity", "BM25", "diffusion", "LoRA", "softmax",
                   "QK^T/sqrt(d_k)", "\\frac{p-1}{m+p-1}", "\"weight decay\" -adam", "part:rag distance"]
-FIRST_FILES = ("search_index.json", "documents.json")  # what a first query waits for
 
 TIME_QUERY = """async (query) => {
     const input = document.querySelector('input.md-search__input');
@@ -40,25 +40,26 @@ TIME_QUERY = """async (query) => {
 }"""
 
 
-def first_download_kb(site: Path) -> float:
-    """Kilobytes, gzipped (level 6), the search fetches before its first answer."""
-    return sum(len(gzip.compress((site / "search" / name).read_bytes(), 6)) for name in FIRST_FILES) / 1024
+def first_download_kb(site: Path) -> tuple[float, float]:
+    """Kilobytes, gzipped (level 6), that a visit's first query downloads before its answer
+    (the worker's loader run in QuickJS over the site's index): the median and the most over
+    SEARCH_QUERIES."""
+    sizes = [first_download(site / "search", query)[0] / 1024 for query in SEARCH_QUERIES]
+    return statistics.median(sizes), max(sizes)
 
 
 def search_latency(browser: Browser, base: str) -> tuple[float, float]:
     """Milliseconds from the last keystroke of a query to its results on screen: the first query
-    of a visit (it downloads the compact documents and indexes them), then, once the prose is in
-    and indexed too, the median of the rest."""
+    of a visit (it downloads the vocabulary and what the query needs), then, once every result
+    record is in, the median of the rest (each fetches only the shards no query before it loaded)."""
     tab = browser.new_page(viewport={"width": 1280, "height": 900})
     tab.goto(base, wait_until="load")
     tab.locator("input.md-search__input").click()
     tab.wait_for_function("() => !/Initializing/i.test(document.querySelector('.md-search-result__meta')"
                           ".textContent)")
-    with tab.expect_response(lambda r: "documents-text.json" in r.url, timeout=60_000):
+    # After its first answer the worker fetches every result record; later queries wait for none.
+    with tab.expect_response(lambda r: "records.json" in r.url, timeout=60_000):
         first = tab.evaluate(TIME_QUERY, SEARCH_QUERIES[0])
-    # The worker indexes the prose once it arrives; a query sent meanwhile would time that instead.
-    tab.evaluate(TIME_QUERY, SEARCH_QUERIES[1])
-    tab.wait_for_timeout(3000)
     samples = [tab.evaluate(TIME_QUERY, query) for query in SEARCH_QUERIES[1:] * 2]
     tab.close()
     return first, statistics.median(samples)
@@ -67,33 +68,34 @@ def search_latency(browser: Browser, base: str) -> tuple[float, float]:
 def synthesize_index(site: Path, out: Path, cards: int) -> int:
     """A copy of `site` whose search index holds `cards` cards: today's card documents repeated
     under new addresses and names (each copy's title numbered), pages as they are."""
-    shutil.copytree(site, out, ignore=shutil.ignore_patterns("formulas"))
-    shutil.copytree(site / "search" / "formulas", out / "search" / "formulas")
+    shutil.copytree(site, out)
     search = out / "search"
-    docs = json.loads((search / "documents.json").read_text(encoding="utf-8"))
-    texts = json.loads((search / "documents-text.json").read_text(encoding="utf-8"))
-    originals = [(d, t) for d, t in zip(docs, texts, strict=True) if d["location"].startswith("cards/")]
-    new_docs, new_texts = list(docs), list(texts)
+    index = json.loads((search / "search_index.json").read_text(encoding="utf-8"))
+    docs = read_documents(search, index["config"])
+    originals = [d for d in docs if d["location"].startswith("cards/")]
+    new_docs = list(docs)
     copy = 0
     while sum(d["location"].startswith("cards/") for d in new_docs) < cards:
-        doc, text = originals[copy % len(originals)]
+        doc = originals[copy % len(originals)]
         suffix = copy // len(originals) + 2
         card = doc["location"].split("/")[1]
-        new_docs.append({**doc, "location": f"cards/{card}-{suffix}/", "title": f"{doc['title']} {suffix}"})
-        new_texts.append(text)
+        title = f"{doc['title']} {suffix}"
+        new_docs.append({**doc, "location": f"cards/{card}-{suffix}/", "title": title,
+                         "fields": {**doc["fields"], "name": title}})
         copy += 1
-    (search / "documents.json").write_text(json.dumps(new_docs, ensure_ascii=False), encoding="utf-8")
-    (search / "documents-text.json").write_text(json.dumps(new_texts, ensure_ascii=False), encoding="utf-8")
+    index["config"] = write_index(search, index["config"]["fields"], new_docs)
+    (search / "search_index.json").write_text(json.dumps(index), encoding="utf-8")
     return sum(d["location"].startswith("cards/") for d in new_docs)
 
 
 def search_metrics(browser: Browser, site: Path, scratch: Path, synthetic_cards: int) -> dict[str, float]:
-    out: dict[str, float] = {"search_kb_first": first_download_kb(site)}
+    out: dict[str, float] = {}
+    out["search_kb_first"], out["search_kb_first_most"] = first_download_kb(site)
     with serve(site) as base:
         out["search_first_ms"], out["search_ms"] = search_latency(browser, base)
     big = scratch / "search-synthetic"
     out["search_cards_synthetic"] = synthesize_index(site, big, synthetic_cards)
-    out["search_kb_first_synthetic"] = first_download_kb(big)
+    out["search_kb_first_synthetic"], out["search_kb_first_most_synthetic"] = first_download_kb(big)
     with serve(big) as base:
         out["search_first_ms_synthetic"], out["search_ms_synthetic"] = search_latency(browser, base)
     shutil.rmtree(big)

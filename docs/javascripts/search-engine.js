@@ -113,54 +113,240 @@ var EqSearch = (function () {
     return Array.isArray(value) ? value : [value];
   }
 
-  // The index: docs [{location, title, teaser, names}], postings Map word -> flat
-  // [doc, weight, doc, weight, ...], idf Map word -> weight. Maps, not objects, so a word
-  // such as "constructor" is just a word.
+  // Documents in the order of their addresses (as JavaScript compares strings), so that a
+  // document's number breaks ties between equal scores the way its address would; the site's
+  // index files number them the same way (eqcards/pages/search_index.py).
+  function byLocation(docs) {
+    return docs.slice().sort(function (a, b) { return a.location < b.location ? -1 : a.location > b.location ? 1 : 0; });
+  }
+
+  // A name or symbol as the ranking compares it with the query: its words joined by spaces.
+  function spell(text) { return queryWords(text).join(" "); }
+
+  // Each spelled name (or symbol) under its first word: [[spelled, doc], ...] by word.
+  function byFirstWord(map, spelled, n) {
+    var first = spelled.split(" ")[0];
+    if (!first) return;
+    var list = map.get(first);
+    if (!list) map.set(first, list = []);
+    list.push([spelled, n]);
+  }
+
+  // The whole index in memory, from documents with every field (the tests build it so; the site
+  // writes the same thing in pieces, search_index.py, and the worker loads the pieces a query needs).
+  // Index shape, shared by both: vocabulary (sorted) with df (documents holding each word) and
+  // idf; postings Map word -> flat [doc, weight, doc, weight, ...]; names and symbols Map first
+  // word -> [[spelled, doc]]; per document its display record (docs), fields, formula token
+  // sequences and part/topic (facets). Maps, not objects, so a word such as "constructor" is
+  // just a word.
   function build(data) {
     var weights = (data.config && data.config.fields) || {};
-    var docs = [];
-    var postings = new Map();
-    data.docs.forEach(function (doc, n) {
+    var index = emptyIndex(data.docs.length);
+    byLocation(data.docs).forEach(function (doc, n) {
       var fields = doc.fields || {};
       // A name the same as the title is left out of the index (eqcards/pages/search.py, split_text).
       if (fields.name === undefined) fields = Object.assign({name: doc.title}, fields);
-      var score = new Map();
-      Object.keys(weights).forEach(function (field) {
-        var counts = new Map();
-        asList(fields[field]).forEach(function (value) {
-          tokenize(value).forEach(function (word) { counts.set(word, (counts.get(word) || 0) + 1); });
-        });
-        counts.forEach(function (count, word) {
-          // Saturating term frequency: the tenth mention adds little over the second.
-          score.set(word, (score.get(word) || 0) + weights[field] * 2 * count / (count + 1));
-        });
-      });
-      score.forEach(function (value, word) {
-        var list = postings.get(word);
-        if (!list) postings.set(word, list = []);
+      postingsOfDocument(weights, fields).forEach(function (value, word) {
+        var list = index.postings.get(word);
+        if (!list) index.postings.set(word, list = []);
         list.push(n, value);
       });
-      var spell = function (text) { return queryWords(text).join(" "); };
-      docs.push({location: doc.location, title: doc.title, teaser: doc.teaser || "",
-                 part: doc.part, topic: doc.topic, preview: doc.preview, fields: fields,
-                 names: [fields.name].concat(asList(fields.alias)).filter(Boolean).map(spell),
-                 symbols: asList(fields.symbol).map(spell),
-                 formulas: asList(fields.tex).map(EqFormula.tokens)});
+      [fields.name].concat(asList(fields.alias)).filter(Boolean).forEach(function (name) {
+        byFirstWord(index.names, spell(name), n);
+      });
+      asList(fields.symbol).forEach(function (symbol) { byFirstWord(index.symbols, spell(symbol), n); });
+      index.docs[n] = {location: doc.location, title: doc.title, teaser: doc.teaser || "", preview: doc.preview};
+      index.fields[n] = fields;
+      index.formulas[n] = asList(fields.tex).map(EqFormula.tokens);
+      formulaGrams(index.formulas[n]).forEach(function (gram) {
+        var list = index.grams.get(gram);
+        if (!list) index.grams.set(gram, list = []);
+        list.push(n);
+      });
+      index.facets[n] = {part: doc.part, topic: doc.topic};
     });
-    var idf = new Map();
-    postings.forEach(function (list, word) {
-      var df = list.length / 2;
-      idf.set(word, Math.log(1 + (docs.length - df + 0.5) / (df + 0.5)));
+    var df = new Map();
+    index.postings.forEach(function (list, word) { df.set(word, list.length / 2); });
+    setVocabulary(index, df);
+    return index;
+  }
+
+  // A document's weight for each word it holds: each field's weight times a saturating term
+  // frequency (the tenth mention adds little over the second), added up over the fields.
+  function postingsOfDocument(weights, fields) {
+    var score = new Map();
+    Object.keys(weights).forEach(function (field) {
+      var counts = new Map();
+      asList(fields[field]).forEach(function (value) {
+        tokenize(value).forEach(function (word) { counts.set(word, (counts.get(word) || 0) + 1); });
+      });
+      counts.forEach(function (count, word) {
+        score.set(word, (score.get(word) || 0) + weights[field] * 2 * count / (count + 1));
+      });
     });
-    return {docs: docs, postings: postings, idf: idf, vocabulary: Array.from(postings.keys())};
+    return score;
+  }
+
+  function emptyIndex(count) {
+    return {count: count, vocabulary: [], df: new Map(), idf: new Map(), postings: new Map(),
+            names: new Map(), symbols: new Map(), docs: [], fields: [], formulas: [], facets: [],
+            grams: new Map(), expansions: new Map(),
+            phraseText: new Map(), want: null};
+  }
+
+  // The words of the index, sorted, with how many documents hold each and its idf.
+  function setVocabulary(index, df) {
+    index.df = df;
+    index.vocabulary = Array.from(df.keys()).sort();
+    df.forEach(function (count, word) {
+      index.idf.set(word, Math.log(1 + (index.count - count + 0.5) / (count + 0.5)));
+    });
+  }
+
+  // An index that holds only its vocabulary ({terms, df}, as the site writes it): what a query
+  // needs beyond that, each piece is asked for by the ranking as it reaches for it (index.want,
+  // see need below) and added by the loader (search-loader.js), and the query is ranked again.
+  function partial(count, vocabulary) {
+    var index = emptyIndex(count);
+    var df = new Map();
+    vocabulary.terms.forEach(function (term, i) { df.set(term, vocabulary.df[i]); });
+    setVocabulary(index, df);
+    index.shardStarts = vocabulary.shards;
+    index.loadedShards = new Set();
+    index.gramShards = vocabulary.gramShards;
+    index.loadedGramShards = new Set();
+    index.facets = null;
+    return index;
+  }
+
+  // Records a piece of the index a ranking reached for and did not find; a whole index never
+  // misses one. kind: "shard" or "gramShard" (by number), "doc", "fields" or "formula" (by
+  // document), "facets" (all documents').
+  function need(index, kind, key) {
+    if (!index.want) {
+      index.want = {shard: new Set(), gramShard: new Set(), doc: new Set(), fields: new Set(),
+                    formula: new Set(), facets: false};
+    }
+    if (key === undefined) index.want[kind] = true;
+    else index.want[kind].add(key);
+  }
+
+  // The shard holding a word's postings (and the names and symbols that begin with it): shards
+  // are runs of the sorted vocabulary, each starting at the word numbered in shardStarts.
+  function shardOf(index, word) {
+    var starts = index.shardStarts, lo = 0, hi = starts.length - 1;
+    var at = lowerBound(index.vocabulary, word);
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= at) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  function lowerBound(sorted, word) {
+    var lo = 0, hi = sorted.length;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (sorted[mid] < word) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  // Whether the postings, names and symbols filed under a word are in memory (asking for them if not).
+  function present(index, word) {
+    if (!index.shardStarts) return true;
+    var shard = shardOf(index, word);
+    if (index.loadedShards.has(shard)) return true;
+    need(index, "shard", shard);
+    return false;
+  }
+
+  function postingsOf(index, word) {
+    return index.df.has(word) && present(index, word) ? index.postings.get(word) || [] : [];
+  }
+
+  // [[spelled, doc]] of the names (or symbols) whose first word is `word`, or, with `prefix`,
+  // begins with it.
+  function spelledUnder(index, map, word, prefix) {
+    var out = [];
+    var words = [word];
+    if (prefix) {
+      words = [];
+      for (var i = lowerBound(index.vocabulary, word); i < index.vocabulary.length &&
+           index.vocabulary[i].lastIndexOf(word, 0) === 0; i++) words.push(index.vocabulary[i]);
+    }
+    words.forEach(function (w) {
+      if (index.df.has(w) && present(index, w)) out.push.apply(out, map.get(w) || []);
+    });
+    return out;
+  }
+
+  function docOf(index, n) {
+    if (index.docs[n] === undefined) need(index, "doc", n);
+    return index.docs[n];
+  }
+
+  function fieldsOf(index, n) {
+    if (index.fields[n] === undefined) need(index, "fields", n);
+    return index.fields[n];
+  }
+
+  function formulasOf(index, n) {
+    if (index.formulas[n] === undefined) { need(index, "formula", n); return []; }
+    return index.formulas[n];
+  }
+
+  // The runs of FORMULA_TOKENS tokens in a document's formulas, each once, spelled with spaces.
+  // A formula sharing a run of that length or more with a query shares one of these with it.
+  function formulaGrams(sequences) {
+    var grams = new Set();
+    sequences.forEach(function (tokens) {
+      for (var i = 0; i + FORMULA_TOKENS <= tokens.length; i++) grams.add(tokens.slice(i, i + FORMULA_TOKENS).join(" "));
+    });
+    return grams;
+  }
+
+  // Which gram shard holds a gram's documents: a hash of its UTF-16 code units (the build
+  // computes the same one, eqcards/pages/search_index.py, gram_shard).
+  function gramShard(gram, shards) {
+    var hash = 0;
+    for (var i = 0; i < gram.length; i++) hash = (hash * 31 + gram.charCodeAt(i)) >>> 0;
+    return hash % shards;
+  }
+
+  // The documents whose formulas share a run of FORMULA_TOKENS tokens with the query's: the only
+  // ones whose formulas can match it (longestRun) well enough to count.
+  function formulaCandidates(index, formula) {
+    var found = new Set();
+    formulaGrams([formula]).forEach(function (gram) {
+      if (index.gramShards) {
+        var shard = gramShard(gram, index.gramShards);
+        if (!index.loadedGramShards.has(shard)) { need(index, "gramShard", shard); return; }
+      }
+      (index.grams.get(gram) || []).forEach(function (n) { found.add(n); });
+    });
+    return found;
+  }
+
+  function facetsOf(index, n) {
+    if (!index.facets) { need(index, "facets"); return {}; }
+    return index.facets[n] || {};
   }
 
   // Index words a query word stands for, each with how much it counts: itself, words it
   // begins (when long enough to mean something), and words one or two typos away.
+  // expand, remembered per index: it reads only the vocabulary, and a query on a partial index
+  // is ranked again after each load (and typed again letter by letter).
+  function expanded(index, word, isLast) {
+    var key = (isLast ? "last " : "") + word;
+    if (!index.expansions.has(key)) index.expansions.set(key, expand(index, word, isLast));
+    return index.expansions.get(key);
+  }
+
   function expand(index, word, isLast) {
     var found = new Map();
     var offer = function (term, weight) {
-      if (index.postings.has(term) && !(found.get(term) >= weight)) found.set(term, weight);
+      if (index.df.has(term) && !(found.get(term) >= weight)) found.set(term, weight);
     };
     offer(word, 1);
     var prefixFrom = isLast ? 1 : 3;
@@ -194,15 +380,15 @@ var EqSearch = (function () {
     var perDoc = new Map();  // doc -> {score, hits: Set of query words it matched}
     var resolved = [];  // each word as the index spells it: the best of its matches
     words.forEach(function (word, position) {
-      var matches = expand(index, word, position === words.length - 1);
+      var matches = expanded(index, word, position === words.length - 1);
       var ranked = Array.from(matches.keys()).sort(function (a, b) {
-        return matches.get(b) - matches.get(a) || index.postings.get(b).length - index.postings.get(a).length;
+        return matches.get(b) - matches.get(a) || index.df.get(b) - index.df.get(a);
       });
       resolved.push(ranked.length ? ranked[0] : word);
       var best = new Map();
       matches.forEach(function (strength, term) {
         var weight = strength * index.idf.get(term);
-        var list = index.postings.get(term);
+        var list = postingsOf(index, term);
         for (var i = 0; i < list.length; i += 2) {
           var value = weight * list[i + 1];
           if (!(best.get(list[i]) >= value)) best.set(list[i], value);
@@ -216,21 +402,37 @@ var EqSearch = (function () {
       });
     });
     var phrase = resolved.join(" ");
+    var named = nameMatches(index, phrase);
     var scores = new Map();
     perDoc.forEach(function (entry, n) {
-      var doc = index.docs[n];
       var covered = entry.hits.size / words.length;
       var score = entry.score * covered * covered;
       // The query is the card's name or one of its aliases: that card is what was meant.
-      if (doc.names.indexOf(phrase) >= 0) score *= 3;
-      else if (doc.names.some(function (name) { return name.lastIndexOf(phrase, 0) === 0; })) score *= 1.5;
+      if (named.whole.has(n)) score *= 3;
+      else if (named.start.has(n)) score *= 1.5;
       // The query is a whole symbol the card defines (β, d_k): the card's own notation.
-      if (doc.symbols.indexOf(phrase) >= 0) score *= 2;
+      if (named.symbol.has(n)) score *= 2;
       var terms = Object.create(null);
       words.forEach(function (word) { terms[word] = entry.hits.has(word); });
       scores.set(n, {score: score, covered: covered, terms: terms});
     });
     return scores;
+  }
+
+  // The documents with a name (or alias) that is the phrase (whole) or begins with it (start),
+  // and with a symbol that is the phrase. A one-word phrase may begin a name's first word; in a
+  // longer one the first word is a name's first word whole.
+  function nameMatches(index, phrase) {
+    var first = phrase.split(" ")[0];
+    var found = {whole: new Set(), start: new Set(), symbol: new Set()};
+    spelledUnder(index, index.names, first, phrase.indexOf(" ") < 0).forEach(function (entry) {
+      if (entry[0] === phrase) found.whole.add(entry[1]);
+      else if (entry[0].lastIndexOf(phrase, 0) === 0) found.start.add(entry[1]);
+    });
+    spelledUnder(index, index.symbols, first, false).forEach(function (entry) {
+      if (entry[0] === phrase) found.symbol.add(entry[1]);
+    });
+    return found;
   }
 
   // A formula query shorter than this many tokens (β, d_k's "d _ k" is three) is ranked by its
@@ -239,15 +441,17 @@ var EqSearch = (function () {
   var FLOOR = 0.02;  // results scoring under this share of the best one are not listed
 
   // Whether a document's words hold a phrase's words, in order and unbroken, within one field.
-  function hasPhrase(doc, phrase) {
-    if (doc.phraseText === undefined) {
+  function hasPhrase(index, n, phrase) {
+    if (!index.phraseText.has(n)) {
+      var fields = fieldsOf(index, n);
+      if (!fields) return false;
       var values = [];
-      Object.keys(doc.fields).forEach(function (field) {
-        asList(doc.fields[field]).forEach(function (value) { values.push(words(value).join(" ")); });
+      Object.keys(fields).forEach(function (field) {
+        asList(fields[field]).forEach(function (value) { values.push(words(value).join(" ")); });
       });
-      doc.phraseText = " " + values.join(" | ") + " ";
+      index.phraseText.set(n, " " + values.join(" | ") + " ");
     }
-    return doc.phraseText.indexOf(" " + words(phrase).join(" ") + " ") >= 0;
+    return index.phraseText.get(n).indexOf(" " + words(phrase).join(" ") + " ") >= 0;
   }
 
   // One alternative of a query ranked: [{n, run, score, terms}]. A query written as math is
@@ -261,9 +465,10 @@ var EqSearch = (function () {
     var formula = EqFormula.isFormula(alternative.text) ? EqFormula.tokens(alternative.text) : [];
     var out = [];
     if (formula.length >= FORMULA_TOKENS) {
-      index.docs.forEach(function (doc, n) {
+      var candidates = formulaCandidates(index, formula);
+      for (var n = 0; n < index.count; n++) {
         var run = 0;
-        doc.formulas.forEach(function (tokens) { run = Math.max(run, EqFormula.longestRun(formula, tokens)); });
+        if (candidates.has(n)) formulasOf(index, n).forEach(function (tokens) { run = Math.max(run, EqFormula.longestRun(formula, tokens)); });
         var entry = scores.get(n);
         if (run >= FORMULA_TOKENS) {
           var allTerms = Object.create(null);
@@ -272,14 +477,17 @@ var EqSearch = (function () {
         } else if (entry && entry.covered === 1) {
           out.push({n: n, run: 0, score: entry.score, terms: entry.terms});
         }
-      });
+      }
     } else {
       scores.forEach(function (entry, n) { out.push({n: n, run: 0, score: entry.score, terms: entry.terms}); });
     }
     var top = out.reduce(function (best, r) { return r.run ? best : Math.max(best, r.score); }, 0);
     return out.filter(function (r) {
       return (r.run || r.score >= top * FLOOR) && alternative.phrases.every(function (p) {
-        return hasPhrase(index.docs[r.n], p);
+        // A document holding the phrase holds each of its words, so it matched each (every field
+        // is indexed): one that did not is passed over without reading its fields.
+        var entry = scores.get(r.n);
+        return !!entry && words(p).every(function (w) { return entry.terms[w]; }) && hasPhrase(index, r.n, p);
       });
     });
   }
@@ -289,8 +497,11 @@ var EqSearch = (function () {
   }
 
   // Ranked documents for a query (syntax in search-query.js): [{location, title, teaser,
-  // preview, score, terms}], best first.
+  // preview, score, terms}], best first. Ties go to the document numbered first, which is the
+  // first by address (build, byLocation). On a partial index the answer is complete only if
+  // index.want is left empty; otherwise it names what to load before ranking again.
   function search(index, query, limit) {
+    index.want = null;
     var parsed = EqQuery.parse(query);
     var best = new Map();
     if (parsed.alternatives.length) {
@@ -300,29 +511,77 @@ var EqSearch = (function () {
         });
       });
     } else if (Object.keys(parsed.filters).length) {  // filters alone: every document they pass
-      index.docs.forEach(function (doc, n) { best.set(n, {n: n, run: 0, score: 0, terms: {}}); });
-      limit = limit || index.docs.length;
+      for (var n = 0; n < index.count; n++) best.set(n, {n: n, run: 0, score: 0, terms: {}});
+      limit = limit || index.count;
     }
     var excluded = new Set();
     parsed.excluded.forEach(function (word) {
       queryWords(word).forEach(function (term) {
-        var list = index.postings.get(term) || [];
+        var list = postingsOf(index, term);
         for (var i = 0; i < list.length; i += 2) excluded.add(list[i]);
       });
     });
-    var results = [];
+    var ranked = [], filtered = Object.keys(parsed.filters).length > 0;
     best.forEach(function (r, n) {
-      var doc = index.docs[n];
-      if (excluded.has(n) || !EqQuery.passes(parsed.filters, doc)) return;
-      results.push({location: doc.location, title: doc.title, teaser: doc.teaser, preview: doc.preview,
-                    run: r.run, score: r.score, terms: r.terms});
+      if (excluded.has(n)) return;
+      if (filtered && !EqQuery.passes(parsed.filters, facetsOf(index, n))) return;
+      ranked.push(r);
     });
-    results.sort(function (a, b) {
-      return better(b, a) || (a.location < b.location ? -1 : 1);
+    ranked.sort(function (a, b) { return better(b, a) || a.n - b.n; });
+    // Records are asked for once the ranking lacked nothing else: the results it gives now are final.
+    var final = !index.want;
+    return ranked.slice(0, limit || 50).map(function (r) {
+      var doc = (final && docOf(index, r.n)) || {};
+      return {location: doc.location, title: doc.title, teaser: doc.teaser, preview: doc.preview,
+              run: r.run, score: r.score, terms: r.terms};
     });
-    return results.slice(0, limit || 50);
   }
 
-  return {normalize: normalize, tokenize: tokenize, queryWords: queryWords,
-          editDistance: editDistance, build: build, search: search, escapeHtml: escapeHtml};
+  // What a partial index asked for in its last ranking (search), or null when it had all it needed.
+  function wanted(index) {
+    return index.want;
+  }
+
+  // Pieces of the index as the site writes them (eqcards/pages/search_index.py), added to a
+  // partial index. A shard: {postings: {word: [doc gap, weight, ...]}, names, symbols: {word:
+  // [[spelled, doc]]}}, where each doc number is given as its distance from the one before.
+  function addShard(index, number, shard) {
+    Object.keys(shard.postings).forEach(function (word) {
+      var gaps = shard.postings[word], list = [], doc = 0;
+      for (var i = 0; i < gaps.length; i += 2) {
+        doc += gaps[i];
+        list.push(doc, gaps[i + 1]);
+      }
+      index.postings.set(word, list);
+    });
+    ["names", "symbols"].forEach(function (kind) {
+      Object.keys(shard[kind]).forEach(function (word) { index[kind].set(word, shard[kind][word]); });
+    });
+    index.loadedShards.add(number);
+  }
+
+  function addDoc(index, n, doc) { index.docs[n] = doc; }
+
+  function addFields(index, n, fields) { index.fields[n] = fields; }
+
+  function addFormula(index, n, texs) { index.formulas[n] = texs.map(EqFormula.tokens); }
+
+  // A gram shard: {gram: [doc gap, ...]}.
+  function addGramShard(index, number, shard) {
+    Object.keys(shard).forEach(function (gram) {
+      var doc = 0;
+      index.grams.set(gram, shard[gram].map(function (gap) { return (doc += gap); }));
+    });
+    index.loadedGramShards.add(number);
+  }
+
+  function addFacets(index, facets) {
+    index.facets = facets.map(function (f) { return f ? {part: f[0], topic: f[1]} : {}; });
+  }
+
+  return {normalize: normalize, tokenize: tokenize, queryWords: queryWords, spell: spell,
+          editDistance: editDistance, build: build, search: search, escapeHtml: escapeHtml,
+          partial: partial, wanted: wanted, addShard: addShard, addDoc: addDoc, addFields: addFields,
+          addFormula: addFormula, addGramShard: addGramShard, addFacets: addFacets,
+          gramShard: gramShard};
 })();

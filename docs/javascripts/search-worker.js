@@ -2,45 +2,20 @@
 // answering from our own ranking in search-engine.js instead of lunr.
 //
 // The theme posts SETUP, then an empty query, on every page load; nothing is downloaded until the
-// first real query. That query is answered from the compact documents (names, aliases, symbols,
-// formulas, summaries); the prose is fetched next, and once it is in, the last query is answered
-// again from the whole index if that changes its results.
-importScripts("search-formula.js", "search-query.js", "search-engine.js");
+// first real query. The index comes in pieces (search-loader.js): the vocabulary first, then only
+// the shards, records and fields that query needs; later queries fetch only what is new to them.
+importScripts("search-formula.js", "search-query.js", "search-engine.js", "search-loader.js");
 
 var SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
-var config = null;
-var compact = null;  // a promise of the index without prose, once a query asked for it
-var full = null;     // the whole index, once the prose is in
-var latest = "";     // the last query asked, and the locations answered for it
-var answered = "";
+var loader = null;
+var prefetched = false;  // whether every record was asked for, after the first answer
+var latest = "";  // the last query asked: one overtaken while it waited is not answered
 
 function fetchJson(name) {
   return fetch(new URL("../search/" + name, self.location.href)).then(function (response) {
     if (!response.ok) throw new Error("search " + name + ": HTTP " + response.status);
     return response.json();
   });
-}
-
-function load() {
-  if (!compact) {
-    compact = fetchJson(config.documents).then(function (docs) {
-      var index = EqSearch.build({config: config, docs: docs});
-      // The prose after the first answer: the next turn of the event loop, not before it.
-      setTimeout(function () { loadText(docs); }, 0);
-      return index;
-    });
-  }
-  return full ? Promise.resolve(full) : compact;
-}
-
-function loadText(docs) {
-  fetchJson(config.text).then(function (texts) {
-    var whole = docs.map(function (doc, n) {
-      return Object.assign({}, doc, {fields: Object.assign({}, doc.fields, {text: texts[n] || ""})});
-    });
-    full = EqSearch.build({config: config, docs: whole});
-    if (latest.trim()) answer(latest, full, true);
-  }).catch(function (error) { console.warn(error); });
 }
 
 // A card's preview is search/formulas/<card id>.svg (eqcards/pages/search_previews.py).
@@ -69,35 +44,32 @@ function item(result) {
   }];
 }
 
-function answer(query, index, onlyIfChanged) {
-  var results = EqSearch.search(index, query);
-  var locations = results.map(function (r) { return r.location; }).join(" ");
-  if (onlyIfChanged && locations === answered) return;
-  answered = locations;
-  postMessage({type: RESULT, data: {items: results.map(item)}});
-}
-
-// Replies go out in the order queries came in, each after the index is ready.
+// Replies go out in the order queries came in; a query typed over before its turn is skipped.
 var queue = Promise.resolve();
 
 addEventListener("message", function (event) {
   var message = event.data;
   if (message.type === SETUP) {
-    config = message.data.config;
+    loader = EqLoader.create(message.data.config, fetchJson);
     postMessage({type: READY});
   } else if (message.type === QUERY) {
     var query = message.data;
     latest = query;
     queue = queue.then(function () {
       if (!query.trim()) {
-        answered = "";
         postMessage({type: RESULT, data: {items: []}});
         return null;
       }
-      return load().then(function (index) { answer(query, index, false); });
+      if (query !== latest) return null;
+      return loader.search(query).then(function (results) {
+        if (query === latest) postMessage({type: RESULT, data: {items: results.map(item)}});
+        if (!prefetched) {
+          prefetched = true;
+          loader.prefetch();
+        }
+      });
     }).catch(function (error) {
       console.warn(error);
-      compact = null;  // try again on the next query
       postMessage({type: RESULT, data: {items: []}});
     });
   }

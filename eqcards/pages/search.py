@@ -5,9 +5,9 @@ lunr: lunr cannot weight aliases, splits `d_k` into single letters and has no ty
 The worker tokenizes and ranks (docs/javascripts/search-engine.js); this module decides what
 is indexed and how much each field counts, and rewrites the theme's search_index.json.
 
-A first query downloads only the compact documents (names, aliases, symbols, formulas, tags,
-summaries); the prose, most of the bytes, is a second file the worker fetches after the first
-answer is on screen. Each card's formula preview is a file of its own (search_previews.py).
+The documents are written as pieces a query loads as it needs them (search_index.py): the
+vocabulary first, then the postings of the words it matched and the records of its top results.
+Each card's formula preview is a file of its own (search_previews.py).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 from ..cards.model import Card, Topic
 from ..typeset.mathsvg import MathRenderer
 from . import markup
+from .search_index import write_index
 from .search_previews import write_previews
 
 # Every indexed field and its weight, declared once; the worker reads them from the index.
@@ -39,8 +40,6 @@ SEARCH_FIELDS: dict[str, float] = {
 # Pages that only repeat the cards' content in another arrangement: findable by their title,
 # but their text would outrank the cards it repeats.
 TITLE_ONLY = ("cheatsheet/", "symbols/")
-DOCUMENTS_FILE = "documents.json"  # beside search_index.json; the worker fetches it on demand
-TEXT_FILE = "documents-text.json"  # each document's prose, in the same order; fetched after the first answer
 SHARE_PAGE = "index.html"  # search/index.html: /search/?q=... opens the search box with that query
 # /search/?q=... is the address to share: the theme opens its search box with the query when an
 # address carries ?q=, so this page hands the query to the home page.
@@ -137,33 +136,21 @@ def build_documents(entries: Iterable[dict[str, Any]], cards: dict[str, Card], t
     return documents
 
 
-def split_text(documents: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The documents without their prose, and the prose of each, in the same order. A name the
-    same as the title is left out too: the worker reads the title in its place."""
-    compact = [{**doc, "fields": {k: v for k, v in doc["fields"].items()
-                                  if k != "text" and not (k == "name" and v == doc["title"])}}
-               for doc in documents]
-    return compact, [doc["fields"].get("text", "") for doc in documents]
-
-
 def rewrite_index(index_path: Path, cards: Iterable[Card], topics: dict[str, Topic],
                   math: MathRenderer | None = None) -> None:
     """Replace the theme's lunr index with ours, in place.
 
     The theme fetches search_index.json on every page load, so it keeps only the settings; the
-    compact documents and their prose go to two files beside it that the worker fetches when
-    someone searches, and each card's formula preview (with a renderer) to search/formulas/.
+    documents go to search/index/ in the pieces a query loads (search_index.py), and each card's
+    formula preview (with a renderer) to search/formulas/.
     """
     theme_index = json.loads(index_path.read_text(encoding="utf-8"))
     cards = list(cards)
     previews = write_previews(cards, math, index_path.parent) if math is not None else {}
     documents = build_documents(theme_index["docs"], {card.url: card for card in cards}, topics, previews)
-    compact, texts = split_text(documents)
-    index_path.with_name(DOCUMENTS_FILE).write_text(_json(compact), encoding="utf-8")
-    index_path.with_name(TEXT_FILE).write_text(_json(texts), encoding="utf-8")
+    settings = write_index(index_path.parent, SEARCH_FIELDS, documents)
     index_path.with_name(SHARE_PAGE).write_text(SHARE_HTML, encoding="utf-8")
-    index_path.write_text(_json({"config": {"fields": SEARCH_FIELDS, "documents": DOCUMENTS_FILE,
-                                            "text": TEXT_FILE}, "docs": []}), encoding="utf-8")
+    index_path.write_text(_json({"config": settings, "docs": []}), encoding="utf-8")
 
 
 def _json(value: Any) -> str:

@@ -13,6 +13,8 @@ import pytest
 from conftest import Project
 from playwright.sync_api import Browser
 
+from eqcards.pages.search_index import read_documents
+
 # TeX where text is shown: a $ delimiter, a command (\alpha), a braced script, a \( \) \[ \] delimiter.
 TEX = re.compile(r"\$|\\[A-Za-z]+|[\^_]\{|\\[()\[\]]")
 
@@ -48,7 +50,7 @@ TITLES = ("title", "citation_title")  # headings: no script marker is left in th
 
 def test_titles_meta_tags_and_search_results_show_no_tex(built_site: Path) -> None:
     """The places where no formula can be typeset: each page's <title> and meta tags, and the
-    titles and teasers the search worker shows (search/documents.json)."""
+    titles and teasers the search worker shows (search/index/doc-<n>.json)."""
     pages = sorted(built_site.rglob("*.html"))
     found, with_tex = 0, []
     for page in pages:
@@ -70,7 +72,8 @@ def test_titles_meta_tags_and_search_results_show_no_tex(built_site: Path) -> No
     assert ">Advantage function A<sup>π</sup><a" in advantage
     assert found > 2 * len(pages)
     assert with_tex == [], f"{len(with_tex)} show TeX: {with_tex[:10]}"
-    documents = json.loads((built_site / "search" / "documents.json").read_text(encoding="utf-8"))
+    config = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))["config"]
+    documents = read_documents(built_site / "search", config)
     shown = [(d["location"], key, d[key]) for d in documents for key in ("title", "teaser")]
     assert len(documents) > 380 and sum(1 for *_, text in shown if text) > 700
     assert [s for s in shown if TEX.search(s[2])] == []

@@ -23,6 +23,7 @@ from eqcards.core.config import Settings
 from eqcards.live.devserver import LiveState, canonical, inject
 from eqcards.live.livesite import LiveSite, _nearby
 from eqcards.live.serve import Session, classify, ignored
+from eqcards.pages.search_index import read_documents
 
 pytestmark = pytest.mark.build
 
@@ -94,7 +95,9 @@ def test_an_edit_rebuilds_its_page_first_then_the_pages_that_list_it(serving) ->
     assert "Toy Alpha" in fetch(base + "topics/information-theory/")[1]
     assert "Toy Alpha" in fetch(base + "cards/toy-b/")[1]  # its related card
     assert live(base, "/cards/toy-c/")["version"] == before["/cards/toy-c/"]
-    assert "Toy Alpha" in (session.server.root / "search" / "documents.json").read_text()
+    search = session.server.root / "search"
+    assert "Toy Alpha" in [d["title"] for d in read_documents(search, json.loads(
+        (search / "search_index.json").read_text())["config"])]
     assert "Toy Alpha" in (session.server.root / "cards.json").read_text()
 
 

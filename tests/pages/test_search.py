@@ -23,11 +23,13 @@ from search_cases import (
 
 from eqcards.cards.load import load_topics
 from eqcards.pages.search import SEARCH_FIELDS, build_documents, rewrite_index
+from eqcards.pages.search_index import ENGINE_DIR, read_documents
+from eqcards.pages.search_index import ENGINE_FILES as ENGINE_NAMES
+from eqcards.pages.search_loads import LoadedSearch, first_download
 from eqcards.pages.search_previews import standalone_svg
 
 # The files the site's search worker loads, in its order (search-worker.js, importScripts).
-ENGINE_FILES = [ROOT / "docs" / "javascripts" / f"search-{name}.js"
-                for name in ("formula", "query", "engine")]
+ENGINE_FILES = [ENGINE_DIR / name for name in ENGINE_NAMES]
 
 
 class Engine:
@@ -60,15 +62,10 @@ class Engine:
 
 
 def site_documents(site: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The built site's search settings and its documents with their prose, as the worker
-    holds them once the prose is in."""
-    index = json.loads((site / "search" / "search_index.json").read_text())
-    docs = json.loads((site / "search" / index["config"]["documents"]).read_text())
-    texts = json.loads((site / "search" / index["config"]["text"]).read_text())
-    assert len(texts) == len(docs)
-    for doc, text in zip(docs, texts, strict=True):
-        doc["fields"]["text"] = text
-    return index["config"], docs
+    """The built site's search settings and its documents with every field, read back from the
+    pieces the worker loads."""
+    config = json.loads((site / "search" / "search_index.json").read_text())["config"]
+    return config, read_documents(site / "search", config)
 
 
 @pytest.fixture(scope="module")
@@ -255,15 +252,23 @@ def test_the_theme_index_keeps_only_settings_and_the_documents_load_on_demand(tm
     index = tmp_path / "search_index.json"
     index.write_text(json.dumps({"config": {"lang": ["en"]}, "docs": [
         {"location": "", "title": "Home", "text": "<p>hello</p>"}]}))
+    (tmp_path / "index").mkdir()
+    (tmp_path / "index" / "shard-7.json").write_text("{}")  # a piece of the build before
     rewrite_index(index, [], {})
     written = json.loads(index.read_text())
-    assert written == {"config": {"fields": SEARCH_FIELDS, "documents": "documents.json",
-                                  "text": "documents-text.json"}, "docs": []}
-    # The compact documents hold no prose; the prose is a list beside them, in the same order.
-    assert "text" not in json.loads((tmp_path / "documents.json").read_text())[0]["fields"]
-    assert json.loads((tmp_path / "documents-text.json").read_text()) == ["hello"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "documents-text.json", "documents.json", "index.html", "search_index.json"]
+    assert written == {"config": {"fields": SEARCH_FIELDS, "count": 1, "folder": "index/"}, "docs": []}
+    # The vocabulary holds the words, a shard their postings, the record what a result shows.
+    vocabulary = json.loads((tmp_path / "index" / "vocabulary.json").read_text())
+    assert vocabulary == {"terms": ["hello", "home"], "df": [1, 1], "shards": [0], "gramShards": 1}
+    assert json.loads((tmp_path / "index" / "shard-0.json").read_text()) == {
+        "postings": {"hello": [0, 1], "home": [0, 12]}, "names": {"home": [["home", 0]]}, "symbols": {}}
+    assert json.loads((tmp_path / "index" / "doc-0.json").read_text()) == {
+        "location": "", "title": "Home", "teaser": "hello"}
+    assert sorted(p.name for p in (tmp_path / "index").iterdir()) == [
+        "doc-0.json", "facets.json", "fields-0.json", "formula-0.json", "grams-0.json", "records.json",
+        "shard-0.json", "vocabulary.json"]
+    assert read_documents(tmp_path, written["config"]) == [
+        {"location": "", "title": "Home", "teaser": "hello", "fields": {"name": "Home", "text": "hello"}}]
 
 
 TEX_LIKE = re.compile(r"[\\{}^$]")
@@ -419,3 +424,72 @@ def test_every_card_has_a_preview_named_in_words(built_site: Path) -> None:
         assert preview["label"] and not TEX_LIKE.search(preview["label"]), (where, preview["label"])
         assert "$" not in card["teaser"] and "\\" not in card["teaser"] + card["title"], card["location"]
         assert card["part"] and card["topic"], card["location"]
+
+
+# The most a query may download, gzipped, before its results show (issue 27: ~150 KB at today's
+# size, growing sublinearly with the cards; `make bench` measures the growth at 2,000 cards).
+FIRST_DOWNLOAD_BUDGET = 150 * 1024
+SYNTAX_QUERIES = ['"weight decay"', "weight decay -decoupled", "decoupled OR schedule", "weight part:llm",
+                  "weight topic:bandit", "part:agents", "-weight", "QK^T/sqrt(d_k)", "weigth"]
+
+
+def whole_ranking(engine: Engine, query: str) -> list[dict[str, Any]]:
+    return engine.call("(q) => EqSearch.search(INDEX, q)", query)
+
+
+def test_the_pieces_a_query_loads_rank_as_the_whole_index(site_engine: Engine, built_site: Path) -> None:
+    """One visit's queries, each loading what it lacks, against the whole index in memory:
+    the same results, scores and order."""
+    loaded = LoadedSearch(built_site / "search")
+    queries = [q for q, _ in SEARCH_CASES + FIRST_CASES + FORMULA_CASES] + ALL_WORDS_FIRST + \
+        [q for q, _ in SHORT_LISTS] + NO_RESULTS + [g for pair in GREEK for g in pair] + SYNTAX_QUERIES + \
+        ['"weight decay" -adam', "part:rag distance", "topic:decoding temperature", "lion OR adafactor", "s"]
+    differ = [q for q in queries[:1] if loaded.search(q) != whole_ranking(site_engine, q)]
+    loaded.prefetch()  # as the worker does after its first answer: later queries fetch no record
+    prefetched = len(loaded.fetched)
+    differ += [q for q in queries[1:] if loaded.search(q) != whole_ranking(site_engine, q)]
+    assert differ == [], differ
+    assert not [name for name in loaded.fetched[prefetched:] if name.startswith("index/doc-")]
+    assert len(set(loaded.fetched)) == len(loaded.fetched), "a file was fetched twice"
+
+
+def test_the_first_download_of_a_query_stays_within_its_budget(built_site: Path) -> None:
+    sizes = {q: first_download(built_site / "search", q)[0]
+             for q in [q for q, _ in SEARCH_CASES] + SYNTAX_QUERIES + ['"weight decay" -adam', "s"]}
+    over = {q: f"{size / 1024:.0f} KB" for q, size in sizes.items() if size > FIRST_DOWNLOAD_BUDGET}
+    assert over == {}, over
+    # Most of a word query's download is the vocabulary, which every query shares.
+    assert sorted(sizes.values())[len(sizes) // 2] < FIRST_DOWNLOAD_BUDGET / 2, sizes
+
+
+def test_a_query_loads_only_the_pieces_it_needs(tmp_path: Path) -> None:
+    from eqcards.pages.search_index import write_index
+
+    docs = [*syntax_docs(), doc("attention", "Attention", tex=["\\frac{QK^\\top}{\\sqrt{d_k}}"]),
+            doc("norm", "Norm", tex=["\\sqrt{x^\\top x}"])]
+    config = write_index(tmp_path, SEARCH_FIELDS, docs)
+    (tmp_path / "search_index.json").write_text(json.dumps({"config": config, "docs": []}))
+    engine = Engine()
+    engine.load({"fields": SEARCH_FIELDS}, docs)
+
+    def loads(query: str) -> set[str]:
+        loaded = LoadedSearch(tmp_path)
+        assert loaded.search(query) == whole_ranking(engine, query), query
+        return {re.sub(r"-\d+\.json$", "", name) for name in loaded.fetched}
+
+    # Words: the vocabulary, the shards of the words matched, the records of the results.
+    assert loads("decoupled") == {"index/vocabulary.json", "index/shard", "index/doc"}
+    # A phrase reads the fields of the documents holding all its words, and only theirs.
+    loaded = LoadedSearch(tmp_path)
+    assert {r["location"] for r in loaded.search('"weight decay"')} == {
+        "cards/adam/", "cards/adamw/", "examples/story/"}
+    fields = [name for name in loaded.fetched if name.startswith("index/fields-")]
+    assert len(fields) == 4, fields  # the decay card holds both words, not together
+    assert "index/facets.json" in loads("weight part:llm")
+    # Math reads which documents hold a run of three of its tokens, then their formulas only.
+    loaded = LoadedSearch(tmp_path)
+    assert [r["location"] for r in loaded.search("QK^T/sqrt(d_k)")] == ["cards/attention/"]
+    formulas = [name for name in loaded.fetched if name.startswith("index/formula-")]
+    grams = [name for name in loaded.fetched if name.startswith("index/grams-")]
+    assert len(formulas) == 1 and grams, loaded.fetched
+    assert not {"index/grams", "index/formula"} & loads("weight decay")

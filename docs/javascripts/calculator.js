@@ -57,6 +57,7 @@
       case "fraction": return Number(x.toPrecision(4)) + " (" + Number((100 * x).toPrecision(3)) + " %)";
       case "nats": return x.toFixed(4) + " nats";
       case "seconds": return duration(x);
+      case "tokens/s": return Number(x.toPrecision(4)) + " tokens/s";
       case "parameters": case "tokens": case "count":
         var text = Number.isInteger(x) && Math.abs(x) < 1e15 ? grouped(x)
           : Math.abs(x) >= 1e15 || (Math.abs(x) < 1e-3 && x !== 0) ? scientific(x) : grouped(x);

@@ -47,7 +47,8 @@ def test_a_time_takes_the_unit_its_size_asks(page: quickjs.Context, seconds: flo
     (1e9, "tokens", "1.00 \u00d7 10\u2079 tokens"),        # not the grouped digits and words
     (4096, "tokens", "4096 tokens"),
     (0.25, "fraction", "0.25"),
-    (0.0035, "seconds", "3.5 ms")])
+    (0.0035, "seconds", "3.5 ms"),
+    (1 / 0.0071, "tokens/s", "140.8 tokens/s")])
 def test_a_chart_tick_is_formatted_like_its_axis(page: quickjs.Context, value: float, unit: str,
                                                  tick: str) -> None:
     assert shown(page, "axisLabel", value, unit) == tick

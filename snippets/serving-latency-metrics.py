@@ -119,4 +119,5 @@ def one_request(TTFT, TPOT, n):
             "Theta": output_throughput(np.array([n]), np.array([0.0]), np.array([emitted[-1]]))}
 
 
-cardcalc.table(one_request, cardcalc.grid(TTFT=(1e-6, 0.2, 30.0), TPOT=(0.0, 0.004, 0.05), n=(1, 2, 512, 4096)))
+cardcalc.table(one_request,
+               cardcalc.grid(TTFT=(1e-6, 0.2, 30.0), TPOT=(0.0, 0.004, 0.05), n=(1, 2, 512, 4096)))

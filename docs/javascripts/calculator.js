@@ -229,7 +229,9 @@
     }
     var unit = this.config.outputs.filter(function (o) { return o.name === spec.output; })[0].unit;
     function short(y) { return axisLabel(y, unit); }
-    function tick(x) { return axisLabel(x, spec.xunit); }
+    /* The horizontal axis's title names its unit: a count's ticks need not repeat it ("1 tokens"). */
+    var xunit = spec.xunit === "tokens" || spec.xunit === "parameters" ? "count" : spec.xunit;
+    function tick(x) { return axisLabel(x, xunit); }
     var path = points.map(function (p, i) { return (i ? "L" : "M") + sx(p[0]).toFixed(1) + " " + sy(p[1]).toFixed(1); }).join(" ");
     var current = values[spec.x], mark = "";
     var here = this.evaluate(values);

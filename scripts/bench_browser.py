@@ -1,9 +1,11 @@
-"""Benchmark pieces measured in headless Chromium: math ready, first-visit transfer, search latency."""
+"""Benchmark pieces measured in headless Chromium: math ready, a calculator's cost to a card's first
+render, first-visit transfer, search latency."""
 
 from __future__ import annotations
 
 import gzip
 import html
+import re
 import shutil
 import statistics
 from pathlib import Path
@@ -76,16 +78,54 @@ def median_ms(browser: Browser, url: str, ready: str, measure: str, repeats: int
     return statistics.median(samples)
 
 
-def time_to_math(browser: Browser, urls: dict[str, str], repeats: int = 9) -> dict[str, float]:
-    """Milliseconds from navigation start until every formula on each bare page is rendered:
-    the median of fresh visits taken in turns (ours, control, ours, ...), so that a change in
-    the machine's load between samples reaches every page alike."""
+def in_turns(browser: Browser, urls: dict[str, str], ready: str, measure: str,
+             repeats: int = 9) -> dict[str, float]:
+    """The median of `measure` over fresh visits of each page taken in turns, so that a change in
+    the machine's load between samples reaches every page alike, and in the reverse order every
+    other round (a, b, b, a ...): the first visit of a round was measured slower (first contentful
+    paint 408 ms against 260 ms for the same kind of page), which a fixed order hands to one page."""
     samples: dict[str, list[float]] = {label: [] for label in urls}
-    for _ in range(repeats):
-        for label, url in urls.items():
-            samples[label].append(median_ms(browser, url, "() => window.__rendered !== undefined",
-                                            "() => window.__rendered", repeats=1))
+    order = list(urls.items())
+    for round_ in range(repeats):
+        for label, url in order if round_ % 2 == 0 else order[::-1]:
+            samples[label].append(median_ms(browser, url, ready, measure, repeats=1))
     return {label: statistics.median(values) for label, values in samples.items()}
+
+
+def time_to_math(browser: Browser, urls: dict[str, str], repeats: int = 9) -> dict[str, float]:
+    """Milliseconds from navigation start until every formula on each bare page is rendered."""
+    return in_turns(browser, urls, "() => window.__rendered !== undefined", "() => window.__rendered",
+                    repeats)
+
+
+def without_calculator(site: Path, card: str) -> str:
+    """A copy of the card's built page beside it, with the calculator section cut out (its heading
+    and form; the script stays, finds no form and does nothing): the same page, fonts and formulas,
+    to time against the page as built."""
+    page = site / "cards" / card / "index.html"
+    built = page.read_text(encoding="utf-8")
+    start = re.search(r'<h2[^>]* id="calculator"', built).start()
+    end = built.index("</form>", start) + len("</form>")
+    if "eqc-calc" in built[end:]:
+        raise RuntimeError(f"{page}: more than the calculator section holds 'eqc-calc'; cut it all")
+    (page.parent / "no-calculator.html").write_text(built[:start] + built[end:], encoding="utf-8")
+    return f"cards/{card}/no-calculator.html"
+
+
+def calculator_metrics(browser: Browser, site: Path, base: str, card: str) -> dict[str, float]:
+    """A card page's first render with its calculator and without: milliseconds from navigation
+    start to the end of DOMContentLoaded (the calculator's script fills the results, draws the
+    chart and writes the address in that event's handler) once every formula is drawn, and to the
+    first contentful paint, each the median of fresh visits in turns."""
+    urls = {"with": f"{base}cards/{card}/", "without": base + without_calculator(site, card)}
+    ready = ("() => document.readyState === 'complete' && [...document.querySelectorAll('.arithmatex')]"
+             ".every(a => a.querySelector('svg'))")
+    loaded = in_turns(browser, urls, ready,
+                      "() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd")
+    painted = in_turns(browser, urls, ready,
+                       "() => performance.getEntriesByName('first-contentful-paint')[0].startTime")
+    return {"calc_card": card, "calc_dcl_ms": loaded["with"], "calc_dcl_ms_without": loaded["without"],
+            "calc_fcp_ms": painted["with"], "calc_fcp_ms_without": painted["without"]}
 
 
 def control_fonts_loaded(browser: Browser, url: str) -> int:
@@ -114,7 +154,7 @@ def first_visit_gzip(browser: Browser, url: str) -> int:
     return sum(len(gzip.compress(b, 6)) for b in bodies)
 
 
-def browser_metrics(site: Path, card: str) -> dict[str, float]:
+def browser_metrics(site: Path, card: str, calculator_card: str) -> dict[str, float]:
     with serve(site) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
         out: dict[str, float] = {}
@@ -132,6 +172,7 @@ def browser_metrics(site: Path, card: str) -> dict[str, float]:
             out[f"math_ms_{label}_empty"] = times["empty"]
             out[f"page_dcl_ms_{label}"] = time_to_content_loaded(browser, base + page)
             out[f"gzip_kb_{label}"] = first_visit_gzip(browser, base + page) / 1024
+        out.update(calculator_metrics(browser, site, base, calculator_card))
         out.update(search_metrics(browser, site, site.parent, SEARCH_SYNTHETIC_CARDS))
         browser.close()
     return out

@@ -28,6 +28,16 @@ def kivi_dequantized(K, V, bits=2, group=32, residual=128):
     K_hat = np.concatenate([(qk * sk + zk).reshape(n_q, K.shape[1]), K[n_q:]])
     V_hat = np.concatenate([qv * sv + zv, V[n_q:]])
     return K_hat, V_hat, n_q
+
+
+def quantized_bytes_per_token(n_layer, n_kv_heads, d_head, bits, group, stat_bytes):
+    """Bytes a quantized token occupies in the cache, over all layers and key-value heads: its key and
+    value codes at `bits` bits each, its share of the keys' per-channel scale and offset (one pair per
+    `group` tokens) and its values' own scale and offset, each statistic `stat_bytes` (2 for fp16)."""
+    codes = 2 * d_head * bits / 8
+    key_stats = 2 * stat_bytes * d_head / group
+    value_stats = 2 * stat_bytes
+    return n_layer * n_kv_heads * (codes + key_stats + value_stats)
 # --- end formula ---
 
 
@@ -95,5 +105,38 @@ check_true("defaults: 2 bits, so at most 4 distinct values per (group, channel) 
 check_close("a cache shorter than the residual window stays in full precision (even with group 1)",
             kivi_dequantized(K[:10], V[:10], bits, 1, R)[2], 0, rtol=0)
 
+# 6. Storage, counted on real arrays: 2 layers x 2 heads of 128 quantized tokens each, the codes packed
+#    at B bits (np.packbits), the statistics stored as fp16; bytes per token = the formula.
+def packed_nbytes(codes, bits):
+    """Bytes of the codes packed `bits` bits each (the low bits of each code, none lost)."""
+    as_bytes = codes.astype(np.uint8)
+    assert np.array_equal(as_bytes, codes) and as_bytes.max() < 2**bits
+    return np.packbits(np.unpackbits(as_bytes[..., None], axis=-1)[..., 8 - bits:].ravel()).nbytes
+
+
+for store_bits, group in ((2, 32), (4, 32), (2, 64)):
+    stored = 0
+    for _ in range(2 * 2):                      # layers x heads, one cache each
+        Kc, Vc = rng.normal(size=(128, d)), rng.normal(size=(128, d))
+        qk, sk, zk = minmax_quant(Kc.reshape(128 // group, group, d), store_bits, axis=1)
+        qv, sv, zv = minmax_quant(Vc, store_bits, axis=1)
+        stats = [x.astype(np.float16) for x in (sk, zk, sv, zv)]
+        stored += packed_nbytes(qk, store_bits) + packed_nbytes(qv, store_bits) + sum(x.nbytes for x in stats)
+    check_close(f"{store_bits}-bit codes, key groups of {group}: packed arrays / tokens = bytes per token",
+                quantized_bytes_per_token(2, 2, d, store_bits, group, 2), stored / 128, rtol=0)
+
 fig, ax = figure("Keys: mean |K| per channel (outlier channels)", "channel", "mean |K|")
 ax.bar(np.arange(d), np.abs(K).mean(0))
+
+# The page's calculator is checked against quantized_bytes_per_token on this grid (cardcalc; the build runs
+# the page's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+
+def calculator_outputs(L, h_kv, d_h, bits, G, f, T):
+    per_token = quantized_bytes_per_token(L, h_kv, d_h, bits, G, f)
+    return {"m": per_token, "M": T * per_token, "ratio": 2 * L * h_kv * d_h * 2 / per_token}
+
+
+cardcalc.table(calculator_outputs, cardcalc.grid(L=(1, 32), h_kv=(1, 8), d_h=(64, 128), bits=(2, 4),
+                                                 G=(1, 32), f=(2, 4), T=(1, 4096)))

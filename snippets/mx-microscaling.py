@@ -47,6 +47,11 @@ def mx_round_trip(x, fmt):
         X, p = mx_quantize(x[start:start + BLOCK], fmt)
         out[start:start + BLOCK] = X * p
     return out
+
+
+def bits_per_element(element_bits, block=BLOCK, scale_bits=8):
+    """Storage per value: its element plus its share of the block's scale (an 8-bit E8M0 per 32)."""
+    return element_bits + scale_bits / block
 # --- end formula ---
 
 
@@ -134,3 +139,19 @@ ax.plot(blk, "o", label="original")
 ax.plot(mx_round_trip(blk, "FP4 E2M1"), "x", label="MXFP4 (X · P_i)")
 ax.plot(mx_round_trip(blk, "FP8 E4M3"), ".", label="MXFP8 E4M3")
 ax.legend(fontsize=8)
+
+# 4. Storage, counted on the 4-block vector above: every value's element code (a sign bit and the bits of
+#    the largest magnitude code) plus one 8-bit E8M0 scale per block that the quantizer produced.
+for fmt, (_, codes) in TABLES.items():
+    width = 1 + int(codes.max()).bit_length()
+    scales = [mx_quantize(v[start:start + BLOCK], fmt)[0] for start in range(0, v.size, BLOCK)]
+    check_close(f"{fmt}: {width}-bit elements, bits per value = (element codes + 8 per scale) / values",
+                bits_per_element(width), (v.size * width + 8 * len(scales)) / v.size, rtol=0)
+check_close("MXFP4 stores 4.25 bits per value", bits_per_element(4), 4.25, rtol=0)
+
+# The page's calculator is checked against bits_per_element on this grid (cardcalc; the build runs the
+# page's JavaScript on the same rows); other block sizes and scale widths are the same count.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda w, k, s, n: {"bpe": bits_per_element(w, k, s), "M": n * bits_per_element(w, k, s) / 8},
+               cardcalc.grid(w=(4, 6, 8), k=(16, 32), s=(0, 8), n=(32, 7.0e9)))

@@ -88,3 +88,23 @@ ax.plot(batch, [step_time(w, q, peak, bw) * 1e3 for w, q in costs], label="max(W
 ax.plot(batch, [(w / peak + q / bw) * 1e3 for w, q in costs], "--", label="W/pi + Q/beta (no overlap)")
 ax.plot(batch, [w / peak * 1e3 for w, q in costs], ":", label="compute only")
 ax.legend()
+
+# The page's calculator is checked against these functions on this grid (cardcalc; the build runs the
+# page's JavaScript on the same rows): a prefill is costed as a step that reads the weights once and
+# writes one sequence's P-token cache, a decode step as B sequences that each attend to T tokens.
+# The grid reaches both sides of each max (short prompts and small batches are memory-bound).
+import cardcalc  # noqa: E402
+
+
+def calculator_outputs(N, L, d, h_kv, d_h, b, P, B, T, peak, bw, t0):
+    d_kv = h_kv * d_h
+    prefill_bytes = decode_step_cost(N, np.array([P]), L, d, d_kv, b)[1]
+    t_pre = step_time(prefill_flops(N, P, L, d), prefill_bytes, peak, bw, t0)
+    t_dec = step_time(*decode_step_cost(N, np.full(int(B), T), L, d, d_kv, b), peak, bw, t0)
+    return {"t_pre": t_pre, "t_dec": t_dec, "rate": B / t_dec}
+
+
+cardcalc.table(calculator_outputs,
+               cardcalc.grid(N=(1e6, 6.74e9), L=(1, 32), d=(64, 4096), h_kv=(1, 32), d_h=(64, 128), b=(1, 2),
+                             P=(1, 2048), B=(1, 512), T=(1, 4096), peak=(1e12, 312e12), bw=(1e11, 2.039e12),
+                             t0=(0.0, 5e-6)))

@@ -95,3 +95,12 @@ ax.semilogx(ks, c_hard, "s", ms=3, label="exact, 25% unsolvable")
 ax.semilogx(ks, exp_power_law(ks, a_h, b_h), "--", label="fit on k <= 100, extrapolated")
 ax.axvline(100, color="gray", lw=0.5)
 ax.legend(fontsize=8)
+
+# The page's calculator (one problem's coverage, and the fitted law at given constants) is checked
+# against these functions on this grid (cardcalc; the build runs the page's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda p, k, a, b: {"c_one": coverage(np.array([p]), [k])[0],
+                                   "c_fit": exp_power_law([k], a, b)[0]},
+               cardcalc.grid(p=(0.0, 0.1, 0.5, 1.0), k=(1, 10, 10_000), a=(-5.0, -1.955, -0.1),
+                             b=(-1.0, -0.381, 0.0)))

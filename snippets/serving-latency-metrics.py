@@ -105,3 +105,19 @@ for i in range(12):
     ax.plot(tokens[i], [i] * len(tokens[i]), "|", color="C0")
     ax.plot([arrivals[i], t_first[i]], [i, i], color="C3", lw=2, label="TTFT" if i == 0 else None)
 ax.legend()
+
+# The page's calculator (one request: E2E from TTFT, TPOT and n, and that request's tokens per
+# second) is checked against these functions on this grid (cardcalc; the build runs the page's
+# JavaScript on the same rows). Each row is turned into a token trace, arrival at 0 and one token
+# every TPOT after the first, and the metrics are measured from its timestamps.
+import cardcalc  # noqa: E402
+
+
+def one_request(TTFT, TPOT, n):
+    emitted = TTFT + TPOT * np.arange(int(n))
+    return {"E2E": e2e_latency(0.0, emitted[-1]),
+            "Theta": output_throughput(np.array([n]), np.array([0.0]), np.array([emitted[-1]]))}
+
+
+cardcalc.table(one_request,
+               cardcalc.grid(TTFT=(1e-6, 0.2, 30.0), TPOT=(0.0, 0.004, 0.05), n=(1, 2, 512, 4096)))

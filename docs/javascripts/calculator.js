@@ -15,6 +15,7 @@
   var BINARY = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
   var DECIMAL = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
   var WORDS = [[1e12, "trillion"], [1e9, "billion"], [1e6, "million"]];
+  var TIMES = [[3600, "h"], [60, "min"], [1, "s"], [1e-3, "ms"], [1e-6, "\u00b5s"], [1e-9, "ns"]];
 
   function scientific(x) {
     var parts = x.toExponential(2).split("e");
@@ -27,6 +28,14 @@
     var i = 0;
     while (i < units.length - 1 && Math.abs(x) >= Math.pow(base, i + 1)) i++;
     return Number((x / Math.pow(base, i)).toPrecision(i === 0 ? 15 : 4)) + " " + units[i];
+  }
+
+  function duration(seconds) {
+    /* The largest unit the time reaches (ns below a microsecond, h from an hour on). */
+    var i = 0;
+    while (i < TIMES.length - 1 && Math.abs(seconds) < TIMES[i][0]) i++;
+    if (seconds === 0) i = 2;
+    return Number((seconds / TIMES[i][0]).toPrecision(4)) + " " + TIMES[i][1];
   }
 
   function grouped(x) {
@@ -47,12 +56,24 @@
       case "FLOP/byte": return Number(x.toPrecision(4)) + " FLOP/byte";
       case "fraction": return Number(x.toPrecision(4)) + " (" + Number((100 * x).toPrecision(3)) + " %)";
       case "nats": return x.toFixed(4) + " nats";
+      case "seconds": return duration(x);
+      case "tokens/s": return Number(x.toPrecision(4)) + " tokens/s";
       case "parameters": case "tokens": case "count":
         var text = Number.isInteger(x) && Math.abs(x) < 1e15 ? grouped(x)
           : Math.abs(x) >= 1e15 || (Math.abs(x) < 1e-3 && x !== 0) ? scientific(x) : grouped(x);
         return unit === "count" ? text : text + " " + unit;
-      default: return String(Number(x.toPrecision(6)));
+      case "ratio": default: return String(Number(x.toPrecision(6)));
     }
+  }
+
+  function axisLabel(x, unit) {
+    /* A chart's tick: the value as its output shows it, without the parenthetical; a count, or a
+     * number with no unit the page formats, in scientific notation once it has seven digits. */
+    if (unit === "" || unit === "count" || unit === "parameters" || unit === "tokens") {
+      var text = Math.abs(x) >= 1e6 ? scientific(x) : String(Number(x.toPrecision(6)));
+      return unit === "" || unit === "count" ? text : text + " " + unit;
+    }
+    return format(x, unit).replace(/ \(.*\)$/, "");
   }
 
   function escape(text) {
@@ -207,7 +228,10 @@
       return H - B - t * (H - T - B);
     }
     var unit = this.config.outputs.filter(function (o) { return o.name === spec.output; })[0].unit;
-    function short(y) { return format(y, unit).replace(/ \(.*\)$/, ""); }
+    function short(y) { return axisLabel(y, unit); }
+    /* The horizontal axis's title names its unit: a count's ticks need not repeat it ("1 tokens"). */
+    var xunit = spec.xunit === "tokens" || spec.xunit === "parameters" ? "count" : spec.xunit;
+    function tick(x) { return axisLabel(x, xunit); }
     var path = points.map(function (p, i) { return (i ? "L" : "M") + sx(p[0]).toFixed(1) + " " + sy(p[1]).toFixed(1); }).join(" ");
     var current = values[spec.x], mark = "";
     var here = this.evaluate(values);
@@ -221,8 +245,8 @@
       '<path class="eqc-calc-line" d="' + path + '"/>' + mark +
       '<text x="' + (L - 4) + '" y="' + (T + 8) + '" text-anchor="end">' + short(high) + "</text>" +
       '<text x="' + (L - 4) + '" y="' + (H - B) + '" text-anchor="end">' + short(low) + "</text>" +
-      '<text x="' + L + '" y="' + (H - B + 14) + '">' + Number(spec.min.toPrecision(6)) + "</text>" +
-      '<text x="' + (W - R) + '" y="' + (H - B + 14) + '" text-anchor="end">' + Number(spec.max.toPrecision(6)) + "</text>" +
+      '<text x="' + L + '" y="' + (H - B + 14) + '">' + tick(spec.min) + "</text>" +
+      '<text x="' + (W - R) + '" y="' + (H - B + 14) + '" text-anchor="end">' + tick(spec.max) + "</text>" +
       '<text x="' + ((L + W - R) / 2) + '" y="' + (H - 4) + '" text-anchor="middle">' + escape(spec.xlabel) + (spec.log ? " (log scale)" : "") + "</text>" +
       "</svg>";
     var old = this.chart.querySelector(":scope > svg");  /* not the caption's formulas */
@@ -236,6 +260,9 @@
       new Calculator(form).start();
     });
   }
+
+  /* The page's own formatting, for tests and other tools (tests/calculators/test_format.py). */
+  window.eqcCalculator = { format: format, axisLabel: axisLabel };
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 
 from ..calculators.jscheck import evaluate
-from ..cards.calculator import Calculator, Preset
+from ..cards.calculator import OUTPUT_UNITS, Calculator, Preset
 from ..cards.model import Card
 from . import markup
 
@@ -80,12 +80,13 @@ def render_calculator(card: Card, presets: Mapping[str, Preset]) -> list[str]:
 
 
 def _chart_labels(calc: Calculator) -> dict[str, str]:
-    """The chart's axis names as plain text (the SVG is drawn by the page's script)."""
+    """The chart's axis names as plain text (the SVG is drawn by the page's script), and the unit
+    its horizontal axis is formatted in: the input's, when the page formats that unit."""
     assert calc.chart is not None
     x = next(i for i in calc.inputs if i.name == calc.chart.x)
     y = next(o for o in calc.outputs if o.name == calc.chart.output)
     return {"xlabel": markup.plain(x.meaning) + (f" ({markup.plain(x.unit)})" if x.unit else ""),
-            "ylabel": markup.plain(y.meaning)}
+            "ylabel": markup.plain(y.meaning), "xunit": x.unit if x.unit in OUTPUT_UNITS else ""}
 
 
 def _symbol(calc: Calculator, name: str) -> str:

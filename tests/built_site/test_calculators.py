@@ -73,3 +73,20 @@ def test_no_calculator_without_a_block(built_site: Path) -> None:
     """A card without a calculator block gets no calculator section (and the script does nothing)."""
     html = (built_site / "cards" / "kl-divergence" / "index.html").read_text(encoding="utf-8")
     assert "eqc-calc" not in html and "calculator.js" in html
+
+
+def test_times_and_chart_ticks_take_their_units(visit: Visit, base_url: str) -> None:
+    """Seconds are shown in the unit their size asks; a chart's ticks are formatted like its axis."""
+    page = visit.open(f"{base_url}/cards/serving-latency-metrics/?TTFT=0.35&TPOT=0.0125&n=101")
+    # E2E = 0.35 s + 100 x 12.5 ms = 1.6 s; this request alone emits 101 / 1.6 = 63.125 tokens/s.
+    assert page.locator("#calc-out-E2E").inner_text() == "1.6 s"
+    assert page.locator("#calc-out-Theta").inner_text() == "63.13 tokens/s"
+    ticks = page.locator("#calc-chart svg text").all_text_contents()
+    # The axis title says "(tokens)", so its ticks are bare; 51.54 s = 0.35 + 4095 x 0.0125 s at n = 4096.
+    assert "4096" in ticks and "4096 tokens" not in ticks and "51.54 s" in ticks, ticks
+    page.locator("#calc-in-TPOT").fill("0.0000042")
+    assert page.locator("#calc-out-E2E").inner_text() == "350.4 ms"
+    page = visit.open(f"{base_url}/cards/compute-optimal-allocation/")
+    ticks = page.locator("#calc-chart svg text").all_text_contents()
+    assert "1.00 \u00d7 10\u00b9\u2078 FLOPs" in ticks and "1.00 \u00d7 10\u00b2\u2077 FLOPs" in ticks, ticks
+    assert visit.outside == [] and visit.failed == []

@@ -110,8 +110,10 @@ import cardcalc  # noqa: E402
 
 
 def calculator_outputs(B_1, B_2, k, N):
-    with_dq, without = constant_bits_per_param(B_1, B_2, k), constant_bits_per_param(B_1, B_2, k, double=False)
+    with_dq = constant_bits_per_param(B_1, B_2, k)
+    without = constant_bits_per_param(B_1, B_2, k, double=False)
     return {"bits_dq": with_dq, "bits": without, "saved": N * (without - with_dq) / 8}
 
 
-cardcalc.table(calculator_outputs, cardcalc.grid(B_1=(16, 64, 256), B_2=(1, 256, 4096), k=(4, 8), N=(1, 65e9)))
+cardcalc.table(calculator_outputs,
+               cardcalc.grid(B_1=(16, 64, 256), B_2=(1, 256, 4096), k=(4, 8), N=(1, 65e9)))

@@ -114,7 +114,8 @@ import cardcalc  # noqa: E402
 
 def calculator_outputs(N, L, h, d_h, T, D_run, t_run, F_peak, n_gpu):
     per_token = model_flops_per_token(N, L, h, d_h, T)
-    return {"MFU": mfu(D_run, t_run, F_peak, n_gpu, per_token), "MFU_6N": mfu(D_run, t_run, F_peak, n_gpu, 6 * N),
+    return {"MFU": mfu(D_run, t_run, F_peak, n_gpu, per_token),
+            "MFU_6N": mfu(D_run, t_run, F_peak, n_gpu, 6 * N),
             "F": per_token}
 
 

@@ -116,5 +116,6 @@ import cardcalc  # noqa: E402
 cardcalc.table(lambda T, B_s, L, h_kv, d_h, b: {
     "N_blk": num_blocks(int(T), int(B_s)), "M": paged_kv_bytes(int(T), int(B_s), L, h_kv, d_h, b),
     "W": internal_waste(int(T), int(B_s))},
-    cardcalc.grid(T=(0, 1, 15, 16, 17, 1000, 4096), B_s=(1, 16, 32), L=(1, 32, 80), h_kv=(1, 8, 32), d_h=(64, 128),
+    cardcalc.grid(T=(0, 1, 15, 16, 17, 1000, 4096), B_s=(1, 16, 32), L=(1, 32, 80), h_kv=(1, 8, 32),
+                  d_h=(64, 128),
                   b=(1, 2)))

@@ -71,5 +71,6 @@ ax.legend()
 import cardcalc  # noqa: E402
 
 cardcalc.table(lambda n, c, k: pass_at_k(int(n), int(c), int(k)),
-               [row for row in cardcalc.grid(n=(1, 10, 200, 1000), c=(0, 1, 10, 200, 1000), k=(1, 2, 10, 100, 1000))
+               [row for row in cardcalc.grid(n=(1, 10, 200, 1000), c=(0, 1, 10, 200, 1000),
+                                             k=(1, 2, 10, 100, 1000))
                 if row["c"] <= row["n"] and row["k"] <= row["n"]])

@@ -84,5 +84,6 @@ ax.legend(fontsize=7)
 import cardcalc  # noqa: E402
 
 cardcalc.table(lambda n, c, k: pass_hat_k(int(n), int(c), int(k)),
-               [row for row in cardcalc.grid(n=(1, 8, 200, 1000), c=(0, 1, 6, 200, 1000), k=(1, 2, 4, 100, 1000))
+               [row for row in cardcalc.grid(n=(1, 8, 200, 1000), c=(0, 1, 6, 200, 1000),
+                                             k=(1, 2, 4, 100, 1000))
                 if row["c"] <= row["n"] and row["k"] <= row["n"]])

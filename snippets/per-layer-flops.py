@@ -89,5 +89,6 @@ ax.legend()
 # the card's JavaScript on the same rows).
 import cardcalc  # noqa: E402
 
-cardcalc.table(lambda d, T: {"C": layer_flops_per_token(d, T), "share": 4 * T * d / layer_flops_per_token(d, T)},
+cardcalc.table(lambda d, T: {"C": layer_flops_per_token(d, T),
+                             "share": 4 * T * d / layer_flops_per_token(d, T)},
                cardcalc.grid(d=(1, 768, 4096, 12288), T=(0, 1, 2048, 1e6)))

@@ -52,6 +52,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("ndcg_score", "ndcg"),
     ("BM25Okapi", "bm25"),
     ("CrossEntropyLoss", "label-smoothing"),
+    # a library's name for it, In code batch B (optimizers, attention, ranking and text metrics, sampling)
+    ("optax.adam", "adam"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

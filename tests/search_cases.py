@@ -54,6 +54,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("CrossEntropyLoss", "label-smoothing"),
     # a library's name for it, In code batch B (optimizers, attention, ranking and text metrics, sampling)
     ("optax.adam", "adam"),
+    ("optax.sgd", "sgd-momentum"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

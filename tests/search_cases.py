@@ -55,6 +55,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # a library's name for it, In code batch B (optimizers, attention, ranking and text metrics, sampling)
     ("optax.adam", "adam"),
     ("optax.sgd", "sgd-momentum"),
+    ("clip_by_global_norm", "gradient-clipping"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -56,6 +56,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("optax.adam", "adam"),
     ("optax.sgd", "sgd-momentum"),
     ("clip_by_global_norm", "gradient-clipping"),
+    ("warmup_cosine_decay_schedule", "cosine-lr-schedule"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -57,6 +57,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("optax.sgd", "sgd-momentum"),
     ("clip_by_global_norm", "gradient-clipping"),
     ("warmup_cosine_decay_schedule", "cosine-lr-schedule"),
+    ("MultiheadAttention", "multi-head-attention"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

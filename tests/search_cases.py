@@ -58,6 +58,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("clip_by_global_norm", "gradient-clipping"),
     ("warmup_cosine_decay_schedule", "cosine-lr-schedule"),
     ("MultiheadAttention", "multi-head-attention"),
+    ("jax.nn.dot_product_attention", "causal-attention"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

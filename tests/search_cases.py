@@ -59,6 +59,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("warmup_cosine_decay_schedule", "cosine-lr-schedule"),
     ("MultiheadAttention", "multi-head-attention"),
     ("jax.nn.dot_product_attention", "causal-attention"),
+    ("enable_gqa", "grouped-query-attention"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -60,6 +60,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("MultiheadAttention", "multi-head-attention"),
     ("jax.nn.dot_product_attention", "causal-attention"),
     ("enable_gqa", "grouped-query-attention"),
+    ("average_precision_score", "average-precision"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

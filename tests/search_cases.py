@@ -61,6 +61,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("jax.nn.dot_product_attention", "causal-attention"),
     ("enable_gqa", "grouped-query-attention"),
     ("average_precision_score", "average-precision"),
+    ("label_ranking_average_precision_score", "mean-reciprocal-rank"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -62,6 +62,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("enable_gqa", "grouped-query-attention"),
     ("average_precision_score", "average-precision"),
     ("label_ranking_average_precision_score", "mean-reciprocal-rank"),
+    ("precision_score", "precision-at-k"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

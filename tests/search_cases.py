@@ -63,6 +63,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("average_precision_score", "average-precision"),
     ("label_ranking_average_precision_score", "mean-reciprocal-rank"),
     ("precision_score", "precision-at-k"),
+    ("recall_score", "recall-at-k"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

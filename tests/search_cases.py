@@ -64,6 +64,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("label_ranking_average_precision_score", "mean-reciprocal-rank"),
     ("precision_score", "precision-at-k"),
     ("recall_score", "recall-at-k"),
+    ("sacrebleu", "bleu"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

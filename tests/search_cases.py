@@ -65,6 +65,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("precision_score", "precision-at-k"),
     ("recall_score", "recall-at-k"),
     ("sacrebleu", "bleu"),
+    ("RougeScorer", "rouge-n"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -66,6 +66,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("recall_score", "recall-at-k"),
     ("sacrebleu", "bleu"),
     ("RougeScorer", "rouge-n"),
+    ("cosine_similarity", "cosine-similarity"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -67,6 +67,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("sacrebleu", "bleu"),
     ("RougeScorer", "rouge-n"),
     ("cosine_similarity", "cosine-similarity"),
+    ("TfidfTransformer", "tf-idf"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

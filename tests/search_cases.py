@@ -68,6 +68,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("RougeScorer", "rouge-n"),
     ("cosine_similarity", "cosine-similarity"),
     ("TfidfTransformer", "tf-idf"),
+    ("brier_score_loss", "brier-score"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -69,6 +69,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("cosine_similarity", "cosine-similarity"),
     ("TfidfTransformer", "tf-idf"),
     ("brier_score_loss", "brier-score"),
+    ("rougeLsum", "rouge-l"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -70,6 +70,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("TfidfTransformer", "tf-idf"),
     ("brier_score_loss", "brier-score"),
     ("rougeLsum", "rouge-l"),
+    ("calibration_curve", "expected-calibration-error"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

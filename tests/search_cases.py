@@ -71,6 +71,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("brier_score_loss", "brier-score"),
     ("rougeLsum", "rouge-l"),
     ("calibration_curve", "expected-calibration-error"),
+    ("torch.topk", "top-k-sampling"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -72,6 +72,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("rougeLsum", "rouge-l"),
     ("calibration_curve", "expected-calibration-error"),
     ("torch.topk", "top-k-sampling"),
+    ("jax.random.categorical", "temperature-sampling"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

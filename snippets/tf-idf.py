@@ -64,7 +64,7 @@ from sklearn.feature_extraction.text import TfidfTransformer  # noqa: E402
 # documents and df + 1, plus the counts, and then scales each row to unit Euclidean length.
 # A log, a product and a sum per weight (and a norm of at most a few hundred terms): 1e-12.
 sk_plain = TfidfTransformer(smooth_idf=False, norm=None).fit_transform(counts).toarray()
-check_close("pitfall: its idf is ln(N/df) + 1: with smooth_idf=False, norm=None its weights - tf = the card's",
+check_close("pitfall: its idf is ln(N/df) + 1: smooth_idf=False, norm=None gives the card's weights + tf",
             sk_plain - counts, W, rtol=1e-12, atol=1e-12)
 plain = TfidfTransformer(smooth_idf=False, norm=None).fit(counts)
 check_close("fix: counts * (idf_ - 1) of a smooth_idf=False transformer = the card's weights",

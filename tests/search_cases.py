@@ -58,7 +58,6 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("clip_by_global_norm", "gradient-clipping"),
     ("warmup_cosine_decay_schedule", "cosine-lr-schedule"),
     ("MultiheadAttention", "multi-head-attention"),
-    ("jax.nn.dot_product_attention", "causal-attention"),
     ("enable_gqa", "grouped-query-attention"),
     ("average_precision_score", "average-precision"),
     ("label_ranking_average_precision_score", "mean-reciprocal-rank"),

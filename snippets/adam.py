@@ -71,3 +71,61 @@ check_close("update invariant to gradient scale", thetas_big, thetas, rtol=1e-5)
 #    beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8.
 check_close("default arguments == the paper's defaults (0.001, 0.9, 0.999, 1e-8)",
             adam(grads, theta0)[0], adam(grads, theta0, 0.001, 0.9, 0.999, 1e-8)[0], rtol=1e-15)
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+
+def torch_adam(gradients, **options):
+    """torch.optim.Adam fed the given gradient sequence from theta0; returns every iterate."""
+    x = torch.tensor(theta0, requires_grad=True)
+    opt = torch.optim.Adam([x], **options)
+    path = []
+    for g in gradients:
+        x.grad = torch.tensor(g)
+        opt.step()
+        path.append(x.detach().numpy().copy())
+    return np.array(path)
+
+
+# 300 float64 steps whose rounding adds up without feedback (the gradients are given): 1e-10,
+# as for the folded form in check 2.
+check_close("Adam(lr=eta, betas=(beta1, beta2), eps=epsilon) = Algorithm 1",
+            torch_adam(grads, lr=lr, betas=(b1, b2), eps=eps), thetas, rtol=1e-10)
+check_close("its defaults are the paper's (lr 1e-3, betas (0.9, 0.999), eps 1e-8)",
+            torch_adam(grads), adam(grads, theta0)[0], rtol=1e-10)
+# weight_decay adds lambda * theta to the gradient before the moments (an L2 penalty, which
+# sqrt(v_hat) then rescales), not the decoupled decay of AdamW: torch's path is Algorithm 1 run on
+# g_t + lambda theta_{t-1}, with theta_{t-1} taken from that same path.
+wd = 0.1
+coupled = torch_adam(grads, lr=lr, weight_decay=wd)
+previous = np.vstack([theta0, coupled[:-1]])
+check_close("pitfall: weight_decay=lambda is an L2 term in g_t, not AdamW's decay",
+            coupled, adam(grads + wd * previous, theta0)[0], rtol=1e-10)
+# --- end in code ---
+
+# --- in code: optax ---
+import jax  # noqa: E402
+import optax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+
+
+def optax_adam(**options):
+    """optax.adam fed the card's gradient sequence from theta0; returns every iterate."""
+    opt = optax.adam(**options)
+    x = jax.numpy.asarray(theta0)
+    state = opt.init(x)
+    path = []
+    for g in grads:
+        updates, state = opt.update(jax.numpy.asarray(g), state, x)
+        x = optax.apply_updates(x, updates)
+        path.append(np.asarray(x))
+    return np.array(path)
+
+
+# Its eps_root (a constant under the square root) is 0 by default, so eps sits outside the root
+# as on the card.
+check_close("optax.adam(eta, b1, b2, eps) = Algorithm 1",
+            optax_adam(learning_rate=lr, b1=b1, b2=b2, eps=eps), thetas, rtol=1e-10)
+# --- end in code ---

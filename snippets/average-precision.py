@@ -71,6 +71,17 @@ check_true("AP lies in [0, 1] and rewards moving a relevant item up",
            average_precision([1, 0, 0, 0], [1, 0, 0, 0]) > average_precision([0, 1, 0, 0], [1, 0, 0, 0])
            and all(0 <= average_precision(r, g) <= 1 for r, g in runs))
 
+# --- in code: scikit-learn ---
+# average_precision_score ranks the documents passed by y_score; with every judged document passed
+# it is the card's AP (check 1 runs it on every query). Passing only the retrieved top 7 of q1, it
+# divides by the 5 relevant documents it was shown, not q1's R = 6: trec_eval's AP@7 times 6/5.
+g1, top7 = tc.grades("q1"), orders["q1"][:7]
+sk_retrieved = average_precision_score(g1[top7] >= 1, scores["q1"][top7])
+# Sums of at most 7 terms in another order: a few ulps, so 1e-12.
+check_close("pitfall: passing only the retrieved 7 divides by their 5 relevant, not R = 6",
+            sk_retrieved * 5 / 6, average_precision(g1[orders["q1"]], g1, k=7), rtol=1e-12)
+# --- end in code ---
+
 fig, ax = figure("Precision–recall curves on the toy corpus", "recall", "precision")
 bm25 = {q: tc.bm25_reference(tc.query_tokens(q)) + 1e-9 * scores[q] for q in tc.QUERIES}  # ties by dense
 for q, style in (("q1", "-"), ("q6", "--")):

@@ -112,3 +112,33 @@ no4 = tok("party it is military troops")
 check_true("no matching 4-gram: unigram and bigram matches exist, BLEU = 0",
            clipped_counts(no4, refs, 2)[0] > 0 and clipped_counts(no4, refs, 4)[0] == 0
            and corpus_bleu([no4], [refs]) == 0.0, str(corpus_bleu([no4], [refs])))
+
+# --- in code: sacrebleu ---
+import sacrebleu  # noqa: E402
+
+# sacrebleu takes the hypotheses and then the references as streams (stream j holds each sentence's
+# j-th reference), and reports 100 x BLEU. On the already-tokenized text (tokenize="none") with no
+# smoothing it is the card's corpus BLEU; a few float operations apart, so 1e-12.
+hyps = [" ".join(cand1), " ".join(cand2)]
+streams = [[" ".join(r), " ".join(r)] for r in refs]
+plain = sacrebleu.corpus_bleu(hyps, streams, tokenize="none", smooth_method="none")
+check_close("corpus_bleu(hyps, ref streams, tokenize='none', smooth_method='none').score / 100 = BLEU",
+            plain.score / 100, corpus_bleu([cand1, cand2], [refs, refs]), rtol=1e-12)
+# Its default smoothing ("exp") replaces the k-th zero match count by 1 / 2^k, so a sentence with no
+# matching 4-gram scores above the card's 0. Here the 3- and 4-grams have none: 1/2 and 1/4 matches.
+smoothed = sacrebleu.corpus_bleu([" ".join(no4)], [[" ".join(r)] for r in refs], tokenize="none")
+log_p, zeros = 0.0, 0
+for n in (1, 2, 3, 4):
+    matched, total = clipped_counts(no4, refs, n)
+    zeros += matched == 0
+    log_p += log((matched or 0.5**zeros) / total) / 4
+check_close("pitfall: the default smooth_method='exp' counts the k-th zero match as 1/2^k, not 0",
+            smoothed.score / 100, brevity_penalty(len(no4), closest_ref_len(no4, refs)) * exp(log_p),
+            rtol=1e-12)
+# On raw text it is case-sensitive by default: "Party" and "party" do not match.
+raw_hyp = ["It is a guide to action which ensures that the military always obeys the commands of the party."]
+raw_refs = [["It is a guide to action that ensures that the military will forever heed Party commands."]]
+check_true("pitfall: lowercase=False by default, so 'Party' does not match 'party'",
+           sacrebleu.corpus_bleu(raw_hyp, raw_refs).score < sacrebleu.corpus_bleu(raw_hyp, raw_refs,
+                                                                                  lowercase=True).score)
+# --- end in code ---

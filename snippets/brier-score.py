@@ -5,7 +5,6 @@ import numpy as np
 from cardcheck import check_close
 from cardplot import figure
 from scipy.optimize import minimize_scalar
-from sklearn.metrics import brier_score_loss
 
 
 # --- formula ---
@@ -36,22 +35,16 @@ check_close("range: certain and right 0; certain and wrong 2 (original form)",
              brier(np.array([[1.0, 0.0, 0.0]]), np.array([2]))],
             [0.0, 2.0])
 
-# 2. Against scikit-learn. Binary: brier_score_loss(y, p) is the (p - o)^2 mean. Multiclass: with the
-#    default scale_by_half='auto' it is Brier's original sum over classes; scale_by_half=True halves it.
+# Forecasts for the library checks below: 4 classes, and a binary event.
 n, k = 1000, 4
 probs = rng.dirichlet(np.ones(k), size=n)
 labels = np.array([rng.choice(k, p=row) for row in probs])
-check_close("multiclass vs sklearn brier_score_loss (original [0, 2] form)", brier(probs, labels),
-            brier_score_loss(labels, probs, labels=np.arange(k)), rtol=1e-12)
-check_close("multiclass / 2 vs sklearn scale_by_half=True", brier(probs, labels) / 2,
-            brier_score_loss(labels, probs, labels=np.arange(k), scale_by_half=True), rtol=1e-12)
 p1 = rng.uniform(size=n)
 o1 = (rng.random(n) < p1).astype(int)
-check_close("binary vs sklearn brier_score_loss", brier_binary(p1, o1), brier_score_loss(o1, p1), rtol=1e-12)
 two = np.column_stack([1 - p1, p1])
 check_close("two-class original form = 2 x binary form", brier(two, o1), 2 * brier_binary(p1, o1), rtol=1e-12)
 
-# 3. Murphy (1973) decomposition, exact when forecasts take a few distinct values:
+# 2. Murphy (1973) decomposition, exact when forecasts take a few distinct values:
 #    BS = sum_k (n_k/n)(f_k - obar_k)^2 - sum_k (n_k/n)(obar_k - obar)^2 + obar (1 - obar).
 f = rng.choice([0.1, 0.3, 0.5, 0.7, 0.9], size=4000)
 o = (rng.random(f.size) < 0.8 * f + 0.05).astype(float)
@@ -65,7 +58,7 @@ check_close("BS = reliability - resolution + uncertainty", brier_binary(f, o), r
             rtol=1e-12)
 
 
-# 4. Proper scoring rule: for an event of probability q, the expected score of forecast p is
+# 3. Proper scoring rule: for an event of probability q, the expected score of forecast p is
 #    q (p - 1)^2 + (1 - q) p^2 = (p - q)^2 + q (1 - q), minimized exactly at p = q.
 def expected_score(p, q):
     return (q * brier_binary(np.array([p]), np.array([1.0]))
@@ -77,6 +70,23 @@ for q in (0.13, 0.5, 0.87):
                            options={"xatol": 1e-10}).x
     check_close(f"q = {q}: argmin_p E[score] = q and the minimum is q(1 - q)",
                 [best, expected_score(best, q)], [q, q * (1 - q)], rtol=1e-6)
+
+# --- in code: scikit-learn ---
+from sklearn.metrics import brier_score_loss  # noqa: E402
+
+# Means of 1000 squared differences summed in another order: a few ulps, so 1e-12.
+check_close("brier_score_loss(y, P, labels) on 4 classes = BS (Brier's sum over classes, range [0, 2])",
+            brier_score_loss(labels, probs, labels=np.arange(k)), brier(probs, labels), rtol=1e-12)
+check_close("scale_by_half=True halves it", brier_score_loss(labels, probs, labels=np.arange(k),
+                                                             scale_by_half=True),
+            brier(probs, labels) / 2, rtol=1e-12)
+# With two classes its default scale_by_half="auto" halves: it reports the binary form, half of
+# Brier's sum over the two classes, while with three or more classes it reports the full sum.
+check_close("pitfall: for two classes it is half the card's sum over the classes (scale_by_half='auto')",
+            brier_score_loss(o1, p1) * 2, brier(two, o1), rtol=1e-12)
+check_close("fix: scale_by_half=False gives the card's two-class sum",
+            brier_score_loss(o1, p1, scale_by_half=False), brier(two, o1), rtol=1e-12)
+# --- end in code ---
 
 pp = np.linspace(0, 1, 201)
 fig, ax = figure("Brier score is proper: expected score vs forecast", "forecast probability p",

@@ -80,6 +80,62 @@ out_w = causal_attention(Qw, K, V)
 check_close(f"scores spanning {span:.0f}: matches the prefix loop", out_w, prefix_loop(Qw, K, V),
             rtol=1e-12, atol=1e-14)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+qt, kt, vt = torch.tensor(Q), torch.tensor(K), torch.tensor(V)
+# Dot products of width 5 and softmaxes over at most 9 keys: a few ulps, as the prefix loop's 1e-12.
+check_close("F.scaled_dot_product_attention(Q, K, V, is_causal=True) = the card",
+            F.scaled_dot_product_attention(qt, kt, vt, is_causal=True).numpy(), out,
+            rtol=1e-12, atol=1e-14)
+# With fewer queries than keys (decoding with a cache), is_causal aligns the mask to the top left:
+# query i sees keys 0..i, as if the queries were the first n_q positions, not the last.
+n_q = 3
+check_close("pitfall: is_causal with 3 queries and 9 keys masks as if they were positions 0..2",
+            F.scaled_dot_product_attention(qt[:, -n_q:], kt, vt, is_causal=True).numpy(),
+            causal_attention(Q[:, -n_q:], K[:, :n_q], V[:, :n_q]), rtol=1e-12, atol=1e-14)
+# A boolean attn_mask marks with True the keys a query may attend (nn.MultiheadAttention: the opposite).
+end_aligned = torch.ones(n_q, T, dtype=torch.bool).tril(diagonal=T - n_q)
+check_close("fix: attn_mask = ones(n_q, n_k).tril(n_k - n_q), True = may attend",
+            F.scaled_dot_product_attention(qt[:, -n_q:], kt, vt, attn_mask=end_aligned).numpy(),
+            out[:, -n_q:], rtol=1e-12, atol=1e-14)
+# --- end in code ---
+
+# --- in code: jax ---
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+
+
+def jax_attention(q, k, v, **options):
+    """jax.nn.dot_product_attention on the card's [H, n, d] arrays (it takes [batch, n, H, d]). It
+    wants values as wide as the keys, so V gets d_k - d_v zero columns, dropped from the output."""
+    def to_jax(a):
+        return jax.numpy.asarray(a.transpose(1, 0, 2)[None])
+    padded = np.concatenate([v, np.zeros((*v.shape[:-1], q.shape[-1] - v.shape[-1]))], axis=-1)
+    result = jax.nn.dot_product_attention(to_jax(q), to_jax(k), to_jax(padded), **options)
+    return np.asarray(result)[0].transpose(1, 0, 2)[..., : v.shape[-1]]
+
+
+# It runs the softmax in float32 even for float64 inputs: the scores are rounded to 2^-24 of their
+# size, so each weight is off by up to (max|s| + a few ulps for exp and the sum) 2^-24 relative, and
+# an output, a convex mix of values, by that times max|v|; twice that is the tolerance.
+scores = np.einsum("hid,hjd->hij", Q, K) / np.sqrt(d_k)
+f32_atol = 2 * (np.abs(scores).max() + 4) * 2.0**-24 * np.abs(V).max()
+jax_out = jax_attention(Q, K, V, is_causal=True)
+check_close("jax.nn.dot_product_attention(Q, K, V, is_causal=True) = the card, to float32's rounding",
+            jax_out, out, rtol=0, atol=f32_atol)
+check_true("pitfall: its softmax is float32 even on float64 inputs: off by more than float64's 1e-12",
+           np.abs(jax_out - out).max() > 1e-12, f"max difference {np.abs(jax_out - out).max():.2e}")
+check_close("pitfall: is_causal aligns to the top left here too (3 queries, 9 keys)",
+            jax_attention(Q[:, -n_q:], K, V, is_causal=True),
+            causal_attention(Q[:, -n_q:], K[:, :n_q], V[:, :n_q]), rtol=0, atol=f32_atol)
+check_close("fix: mask = tril(ones(n_q, n_k), n_k - n_q), True = may attend",
+            jax_attention(Q[:, -n_q:], K, V, mask=jax.numpy.tril(jax.numpy.ones((n_q, T), bool), T - n_q)),
+            out[:, -n_q:], rtol=0, atol=f32_atol)
+# --- end in code ---
+
 fig, ax = figure("Causal attention weights (one head, T = 9)", "key position j",
                  "query position i")
 im = ax.imshow(W[0], cmap="viridis", vmin=0, vmax=1)

@@ -74,6 +74,66 @@ check_true("decay starts flat: first decay step is tiny vs. a linear decay",
 check_close("t > T: held at lr_min", cosine_lr([1001, 1100, 2000], total, lr_max, lr_min, warmup=w),
             [3e-5] * 3, rtol=1e-12)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+
+
+def torch_rates(make_scheduler, n):
+    """The learning rate an optimizer with lr = lr_max holds at steps 0..n-1 under a scheduler."""
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=lr_max)
+    scheduler, rates = make_scheduler(opt), []
+    for _ in range(n):
+        rates.append(opt.param_groups[0]["lr"])
+        opt.step()
+        scheduler.step()
+    return np.array(rates)
+
+
+annealing = torch_rates(lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=total,
+                                                                            eta_min=lr_min), 1201)
+# torch updates the rate by the chained recursion (check 1), whose rounding adds up over 1000 steps:
+# the same 1e-9 as there.
+check_close("CosineAnnealingLR(T_max=T, eta_min) = the card with no warmup, t = 0..T",
+            annealing[: total + 1], lrs, rtol=1e-9, atol=1e-16)
+# Past T_max it does not hold the floor: the cosine goes on and the rate climbs back to lr_max.
+past = np.arange(total + 1, 1201)
+check_close("pitfall: past T_max the rate climbs back along the cosine, not held at eta_min",
+            annealing[total + 1:], lr_min + 0.5 * (lr_max - lr_min) * (1 + np.cos(np.pi * past / total)),
+            rtol=1e-9, atol=1e-16)
+# LinearLR's defaults warm up from lr_max / 3 over 5 steps, and start_factor = 0 is refused, so its
+# rate is start_factor * lr_max plus (1 - start_factor) times the card's warmup from 0.
+linear = torch_rates(lambda o: torch.optim.lr_scheduler.LinearLR(o), 6)
+check_close("pitfall: LinearLR's default is lr_max/3 + (2/3) x the card's warmup over W = 5",
+            linear, lr_max / 3 + (2 / 3) * cosine_lr(np.arange(6), total, lr_max, lr_min, warmup=5),
+            rtol=1e-12)
+# The fix: LambdaLR with the card's schedule over lr_max; each rate is lr_max times one factor.
+lambda_lr = torch_rates(lambda o: torch.optim.lr_scheduler.LambdaLR(
+    o, lambda t: float(cosine_lr(t, total, lr_max, lr_min, warmup=w)) / lr_max), total + 1)
+check_close("fix: LambdaLR(t -> card(t) / lr_max) = the card with warmup", lambda_lr, lw,
+            rtol=1e-12, atol=1e-20)
+# --- end in code ---
+
+# --- in code: optax ---
+import jax  # noqa: E402
+import optax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64 rates, as the card's numpy (float32 otherwise)
+
+# decay_steps is the whole length T, warmup included; the rate is held at end_value past it.
+warm_cos = optax.warmup_cosine_decay_schedule(init_value=0.0, peak_value=lr_max, warmup_steps=w,
+                                              decay_steps=total, end_value=lr_min)
+check_close("warmup_cosine_decay_schedule(0, lr_max, W, T, lr_min) = the card, t = 0..1100",
+            np.asarray(warm_cos(jax.numpy.arange(1101))),
+            cosine_lr(np.arange(1101), total, lr_max, lr_min, warmup=w), rtol=1e-12, atol=1e-20)
+# cosine_decay_schedule's floor is alpha, a fraction of the peak, not a rate.
+floor_as_alpha = optax.cosine_decay_schedule(init_value=lr_max, decay_steps=total, alpha=lr_min)
+check_close("pitfall: cosine_decay_schedule(alpha=eta_min) floors at eta_min * eta_max",
+            float(floor_as_alpha(total)), lr_min * lr_max, rtol=1e-12)
+check_close("fix: alpha = eta_min / eta_max",
+            np.asarray(optax.cosine_decay_schedule(lr_max, total, alpha=lr_min / lr_max)(
+                jax.numpy.arange(total + 1))), lrs, rtol=1e-12)
+# --- end in code ---
+
 fig, ax = figure("Cosine decay with linear warmup", "training step", "learning rate")
 ax.plot(steps, lw, label=f"warmup {w} steps, then cosine")
 ax.plot(steps, lrs, "--", label="cosine only")

@@ -50,6 +50,34 @@ check_true("calibrated model: ECE below 0.01", ece(p_hat, hits) < 0.01, f"ECE = 
 over = rng.random(n) < p_hat - 0.1
 check_close("overconfident by 0.1: ECE vs 0.1", ece(p_hat, over), 0.1, rtol=0.05)
 
+# --- in code: scikit-learn ---
+from sklearn.calibration import calibration_curve  # noqa: E402
+
+
+def ece_from_calibration_curve(conf, correct, m):
+    """ECE from calibration_curve's per-bin accuracy and confidence (non-empty bins, in order), weighted
+    by the bin sizes; it does not return those, so they are counted with its own binning rule."""
+    acc_b, conf_b = calibration_curve(correct, conf, n_bins=m)
+    sizes = np.bincount(np.searchsorted(np.linspace(0, 1, m + 1)[1:-1], conf), minlength=m)
+    return float(np.sum(sizes[sizes > 0] / conf.size * np.abs(acc_b - conf_b)))
+
+
+# Its bins are closed on the right like the card's (0.5 and 0.75 sit on edges here), and a sum of at
+# most 15 bin terms is a few ulps from the card's: 1e-12.
+edge_conf = np.array([0.3, 0.5, 0.5, 0.6, 0.75, 0.9, 1.0])
+edge_correct = np.array([0, 1, 0, 1, 1, 0, 1])
+check_close("calibration_curve(correct, conf, n_bins=M) per-bin acc and conf give ECE, values on edges",
+            [ece_from_calibration_curve(edge_conf, edge_correct, m) for m in (2, 4)],
+            [ece(edge_conf, edge_correct, m) for m in (2, 4)], rtol=1e-12)
+# It returns no bin sizes. Counted with np.histogram, whose bins are closed on the left, the two
+# confidences of 0.5 move to the upper bin: with M = 2 the sizes are 1 and 6, not 3 and 4.
+histogram_sizes = np.histogram(edge_conf, bins=2, range=(0, 1))[0]
+right_closed_sizes = np.bincount(bin_index(edge_conf, 2), minlength=2)
+check_true("pitfall: np.histogram's left-closed bins count edge values in the next bin up",
+           histogram_sizes.tolist() == [1, 6] and right_closed_sizes.tolist() == [3, 4],
+           f"np.histogram {histogram_sizes.tolist()}, right-closed {right_closed_sizes.tolist()}")
+# --- end in code ---
+
 # Reliability diagram of the overconfident model.
 edges = np.linspace(0, 1, 16)
 idx = bin_index(p_hat, 15)

@@ -57,3 +57,33 @@ per_tensor = np.concatenate([(g * min(1.0, c / np.linalg.norm(g))).ravel() for g
 cos_pt = per_tensor @ flat / (np.linalg.norm(per_tensor) * np.linalg.norm(flat))
 check_true("per-tensor clipping rotates the update", cos_pt < 0.99, f"cosine {cos_pt:.3f}")
 
+# --- in code: torch ---
+import torch  # noqa: E402
+
+params = [torch.zeros(g.shape, dtype=torch.float64, requires_grad=True) for g in grads]
+for p, g in zip(params, grads, strict=True):
+    p.grad = torch.tensor(g)
+total_torch = torch.nn.utils.clip_grad_norm_(params, max_norm=c).item()
+torch_clipped = np.concatenate([p.grad.numpy().ravel() for p in params])
+# One sum of 2^8 squares and a scaling: a few ulps, so 1e-12.
+check_close("clip_grad_norm_ returns the global norm ||g||_2 before clipping", total_torch, norm,
+            rtol=1e-12)
+# torch scales by c / (||g|| + 1e-6), so the clipped norm is c ||g|| / (||g|| + 1e-6), just under c:
+# here a relative 2e-8 off the card, far above the 1e-12 the two roundings allow.
+check_close("pitfall: it divides by ||g|| + 1e-6, not ||g||: the card's g times ||g|| / (||g|| + 1e-6)",
+            torch_clipped, flat_clipped * norm / (norm + 1e-6), rtol=1e-12)
+# --- end in code ---
+
+# --- in code: optax ---
+import jax  # noqa: E402
+import optax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+
+clipper = optax.clip_by_global_norm(max_norm=c)
+optax_clipped, _ = clipper.update([jax.numpy.asarray(g) for g in grads], clipper.init(None))
+check_close("optax.clip_by_global_norm(c) = the card's g min(1, c / ||g||_2)",
+            np.concatenate([np.asarray(g).ravel() for g in optax_clipped]), flat_clipped, rtol=1e-12)
+check_close("optax.global_norm = ||g||_2 over all tensors",
+            float(optax.global_norm([jax.numpy.asarray(g) for g in grads])), norm, rtol=1e-12)
+# --- end in code ---

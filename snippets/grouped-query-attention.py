@@ -108,3 +108,62 @@ check_close("pooling heads that are already tied within groups is exact",
             grouped_query_attention(x, WQ, mean_pool_kv(WK_shared, H, G), mean_pool_kv(WV_shared, H, G),
                                     WO, H, G),
             per_head_reference(x, WQ, WK_shared, WV_shared, WO, H, lambda h: h), rtol=1e-12, atol=1e-14)
+
+# The In code sections' inputs: G = 2 key/value heads for the H = 8 query heads.
+G = 2
+draw = np.random.default_rng(1)
+WK2, WV2 = draw.normal(size=(d, G * d_h)) / np.sqrt(d), draw.normal(size=(d, G * d_h)) / np.sqrt(d)
+
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# H = 8 query heads over G = 2 key/value heads, in the [heads, T, d_h] layout torch takes.
+card_gqa = grouped_query_attention(x, WQ, WK2, WV2, WO, H, G)
+q_heads = torch.tensor((x @ WQ).reshape(T, H, d_h).transpose(1, 0, 2))
+k_heads = torch.tensor((x @ WK2).reshape(T, G, d_h).transpose(1, 0, 2))
+v_heads = torch.tensor((x @ WV2).reshape(T, G, d_h).transpose(1, 0, 2))
+
+
+def merged(heads):
+    """[H, T, d_h] head outputs -> Concat(head_1 .. head_H) W^O."""
+    return np.asarray(heads).transpose(1, 0, 2).reshape(T, H * d_h) @ WO
+
+
+# Width-4 dot products and softmaxes over 6 keys: a few ulps, as the 1e-12 of the checks above.
+check_close("F.scaled_dot_product_attention(Q, K, V, enable_gqa=True) = GQA-2",
+            merged(F.scaled_dot_product_attention(q_heads, k_heads, v_heads, enable_gqa=True)),
+            card_gqa, rtol=1e-12, atol=1e-14)
+# Expanding K and V by hand: Tensor.repeat tiles the heads (0, 1, 0, 1, ...), so head h reads
+# g(h) = h mod G instead of the card's contiguous floor(h G / H).
+tiled = merged(F.scaled_dot_product_attention(q_heads, k_heads.repeat(H // G, 1, 1),
+                                              v_heads.repeat(H // G, 1, 1)))
+check_close("pitfall: K.repeat(H/G, 1, 1) pairs head h with KV head h mod G",
+            tiled, per_head_reference(x, WQ, WK2, WV2, WO, H, lambda h: h % G), rtol=1e-12, atol=1e-14)
+check_true("which is not the card's grouping", np.abs(tiled - card_gqa).max() > 1e-3,
+           f"max difference {np.abs(tiled - card_gqa).max():.3g}")
+check_close("fix: K.repeat_interleave(H/G, dim=0) gives the card's groups",
+            merged(F.scaled_dot_product_attention(q_heads, k_heads.repeat_interleave(H // G, dim=0),
+                                                  v_heads.repeat_interleave(H // G, dim=0))),
+            card_gqa, rtol=1e-12, atol=1e-14)
+# --- end in code ---
+
+# --- in code: jax ---
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64 inputs, as the card's numpy
+# jax takes [batch, T, heads, d_h] and groups the H query heads contiguously over the G KV heads.
+jax_heads = jax.nn.dot_product_attention(jax.numpy.asarray((x @ WQ).reshape(1, T, H, d_h)),
+                                         jax.numpy.asarray((x @ WK2).reshape(1, T, G, d_h)),
+                                         jax.numpy.asarray((x @ WV2).reshape(1, T, G, d_h)))
+jax_gqa = np.asarray(jax_heads)[0].reshape(T, H * d_h) @ WO
+# Its softmax runs in float32 even on float64 inputs: each weight is off by up to
+# (max|s| + a few ulps) 2^-24 relative, a head output by that times max|v|, and a row of the
+# result by that times the largest absolute column sum of W^O; twice that is the tolerance.
+gqa_scores = np.einsum("thd,shd->hts", (x @ WQ).reshape(T, H, d_h),
+                       (x @ WK2).reshape(T, G, d_h)[:, np.arange(H) // (H // G)]) / np.sqrt(d_h)
+f32_atol = (2 * (np.abs(gqa_scores).max() + 4) * 2.0**-24 * np.abs(x @ WV2).max()
+            * np.abs(WO).sum(axis=0).max())
+check_close("jax.nn.dot_product_attention with G key/value heads = GQA-2, to float32's rounding",
+            jax_gqa, grouped_query_attention(x, WQ, WK2, WV2, WO, H, G), rtol=0, atol=f32_atol)
+# --- end in code ---

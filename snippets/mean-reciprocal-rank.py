@@ -22,16 +22,7 @@ def mean_reciprocal_rank(rankings_grades, k: int | None = None, min_grade: int =
 
 E = tc.doc_embeddings()
 
-# 1. Known-item search (title of each document as the query, the document itself the only relevant
-#    one): label-ranking average precision then reduces to the reciprocal rank of the true label.
-titles = np.stack([tc.embed(d.title) for d in tc.DOCS])
-S = titles @ E.T
-labels = np.eye(tc.N_DOCS, dtype=int)
-ranked = [labels[i][np.argsort(-S[i])] for i in range(tc.N_DOCS)]
-check_close("known-item search, 32 queries: MRR vs sklearn label_ranking_average_precision_score",
-            mean_reciprocal_rank(ranked), label_ranking_average_precision_score(labels, S), rtol=1e-12)
-
-# 2. Graded toy queries: brute force, walking down each ranking until the first relevant document.
+# 1. Graded toy queries: brute force, walking down each ranking until the first relevant document.
 def first_hit_rank(order, qrels, min_grade):
     for position, doc in enumerate(order, start=1):
         if qrels.get(tc.DOC_IDS[doc], 0) >= min_grade:
@@ -46,7 +37,7 @@ for min_grade in (1, 2, 3):
                 mean_reciprocal_rank([tc.grades(q)[o] for q, o in rankings.items()], min_grade=min_grade),
                 brute, rtol=1e-12)
 
-# 3. Hand values. Dense first hits: q1 rank 2 (d04 is first), q2..q6 rank 1: MRR = (1/2 + 5)/6.
+# 2. Hand values. Dense first hits: q1 rank 2 (d04 is first), q2..q6 rank 1: MRR = (1/2 + 5)/6.
 #    With grade >= 3, q6's first highly relevant document (d17) is at rank 4 and q1's at rank 2.
 check_close("dense MRR over q1..q6 = (1/2 + 5)/6 (hand value)",
             mean_reciprocal_rank([tc.grades(q)[o] for q, o in rankings.items()]), 5.5 / 6, rtol=1e-12)
@@ -54,7 +45,7 @@ check_close("grade >= 3: reciprocal ranks of q1..q6 = 1/2, 1, 1, 1, 1, 1/4 (hand
             [reciprocal_rank(tc.grades(q)[o], min_grade=3) for q, o in rankings.items()],
             [0.5, 1, 1, 1, 1, 0.25], rtol=1e-12)
 
-# 4. The cut-off: MRR@k scores 0 for a query whose first relevant item lies below rank k.
+# 3. The cut-off: MRR@k scores 0 for a query whose first relevant item lies below rank k.
 lists = [[0, 0, 1], [0, 0, 0, 0, 2], [3], [0] * 12 + [1]]
 check_close("MRR@10 of first hits at ranks 3, 5, 1, 13: (1/3 + 1/5 + 1 + 0)/4",
             mean_reciprocal_rank(lists, k=10), (1 / 3 + 1 / 5 + 1) / 4, rtol=1e-12)
@@ -64,9 +55,30 @@ check_close("MRR@5 keeps the hit at rank 5, MRR@4 drops it",
             [mean_reciprocal_rank(lists, k=5), mean_reciprocal_rank(lists, k=4)],
             [(1 / 3 + 1 / 5 + 1) / 4, (1 / 3 + 1) / 4], rtol=1e-12)
 
-# 5. Only the first hit matters: moving relevant items other than the first changes nothing.
+# 4. Only the first hit matters: moving relevant items other than the first changes nothing.
 check_true("relevant items after the first hit do not change the reciprocal rank",
            reciprocal_rank([0, 1, 0, 0, 0]) == reciprocal_rank([0, 1, 3, 2, 1]) == 0.5)
+
+# --- in code: scikit-learn ---
+# scikit-learn has no MRR; label_ranking_average_precision_score is MRR when each query has exactly one
+# relevant document. Known-item search: each document's title is the query, the document the only
+# relevant one.
+titles = np.stack([tc.embed(d.title) for d in tc.DOCS])
+S = titles @ E.T
+labels = np.eye(tc.N_DOCS, dtype=int)
+ranked = [labels[i][np.argsort(-S[i])] for i in range(tc.N_DOCS)]
+# A mean of 32 reciprocals, summed in another order: a few ulps, so 1e-12.
+check_close("label_ranking_average_precision_score = MRR with one relevant document per query",
+            label_ranking_average_precision_score(labels, S), mean_reciprocal_rank(ranked), rtol=1e-12)
+# With several relevant documents it averages the precision at every relevant rank (MAP), while
+# MRR stops at the first: on the six graded toy queries the two differ.
+Y = np.stack([tc.grades(q) >= 1 for q in tc.QUERIES]).astype(int)
+dense = np.stack([E @ tc.query_embedding(q) for q in tc.QUERIES])
+lrap = label_ranking_average_precision_score(Y, dense)
+mrr = mean_reciprocal_rank([tc.grades(q)[np.argsort(-s)] for q, s in zip(tc.QUERIES, dense, strict=True)])
+check_true("pitfall: with several relevant documents per query it is MAP, not MRR", abs(lrap - mrr) > 0.05,
+           f"label-ranking AP {lrap:.4f} vs MRR {mrr:.4f}")
+# --- end in code ---
 
 ranks = np.arange(1, 21)
 fig, ax = figure("Credit for the first relevant hit", "rank of the first relevant item",

@@ -81,3 +81,29 @@ check_close("H = 1 reduces to single-head attention", multi_head_attention(x, WQ
             single, rtol=1e-10, atol=1e-13)
 check_true("heads differ from one full-width head (H = 4 vs H = 1)",
            np.abs(out - single).max() > 1e-3, f"max difference {np.abs(out - single).max():.3f}")
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+# nn.Linear-style weights act as x W^T, so the card's W^Q, W^K, W^V stack transposed into
+# in_proj_weight, and W^O goes in transposed as out_proj.weight.
+layer = torch.nn.MultiheadAttention(d, H, bias=False, batch_first=True, dtype=torch.float64)
+with torch.no_grad():
+    layer.in_proj_weight.copy_(torch.tensor(np.vstack([WQ.T, WK.T, WV.T])))
+    layer.out_proj.weight.copy_(torch.tensor(WO.T))
+xt = torch.tensor(x)[None]                                   # [batch 1, T, d]
+torch_out, torch_weights = layer(xt, xt, xt)
+# Products of width 32 and softmaxes over 6 keys, each a few ulps: the 1e-10 of the check above.
+check_close("nn.MultiheadAttention(d, H, bias=False, batch_first=True) = MultiHead(X, X, X)",
+            torch_out[0].detach().numpy(), out, rtol=1e-10, atol=1e-13)
+# The weights it returns are the heads' weights averaged, not any one head's.
+head_weights = [scipy_softmax((x @ WQ[:, h * d_h:(h + 1) * d_h]) @ (x @ WK[:, h * d_h:(h + 1) * d_h]).T
+                              / np.sqrt(d_h), axis=1) for h in range(H)]
+check_close("pitfall: need_weights returns the mean of the H heads' weights (average_attn_weights)",
+            torch_weights[0].detach().numpy(), np.mean(head_weights, axis=0), rtol=1e-10, atol=1e-13)
+# Left out, batch_first is False: a [1, T, d] batch reads as T sequences of one token, so each token
+# attends only to itself and the layer returns x W^V W^O.
+layer.batch_first = False
+check_close("pitfall: batch_first=False reads [1, T, d] as T one-token sequences: x W^V W^O",
+            layer(xt, xt, xt)[0][0].detach().numpy(), x @ WV @ WO, rtol=1e-10, atol=1e-13)
+# --- end in code ---

@@ -22,20 +22,7 @@ def precision_at_k(ranked_grades, k: int, min_grade: int = 1) -> float:
 E = tc.doc_embeddings()
 rankings = {q: np.argsort(-(E @ tc.query_embedding(q))) for q in tc.QUERIES}
 
-# 1. Every query and every depth against scikit-learn's precision_score of the top-k indicator,
-#    with grade >= 1 as relevant (the graded judgments binarized the TREC way).
-ours, ref = [], []
-for q, order in rankings.items():
-    g = tc.grades(q)
-    for k in range(1, tc.N_DOCS + 1):
-        in_top = np.zeros(tc.N_DOCS, dtype=int)
-        in_top[order[:k]] = 1
-        ours.append(precision_at_k(g[order], k))
-        ref.append(precision_score(g >= 1, in_top))
-check_close("P@k, 6 queries x k = 1..32, vs sklearn precision_score on the top-k indicator",
-            ours, ref, rtol=1e-12)
-
-# 2. A stricter grade threshold, against counting the retrieved set by hand (document ids).
+# 1. A stricter grade threshold, against counting the retrieved set by hand (document ids).
 q = "q1"
 for k in (3, 5, 10):
     top_ids = {tc.DOC_IDS[i] for i in rankings[q][:k]}
@@ -44,23 +31,48 @@ for k in (3, 5, 10):
                 precision_at_k(tc.grades(q)[rankings[q]], k, min_grade=3), len(top_ids & highly) / k,
                 rtol=1e-12)
 
-# 3. Hand value. Dense ranking of q1: d04 (0), d02 (3), d01 (3), d03 (1), d29 (1), d24 (0), ...
+# 2. Hand value. Dense ranking of q1: d04 (0), d02 (3), d01 (3), d03 (1), d29 (1), d24 (0), ...
 check_close("q1 dense ranking: P@1 = 0, P@3 = 2/3, P@5 = 4/5 (hand values)",
             [precision_at_k(tc.grades(q)[rankings[q]], k) for k in (1, 3, 5)], [0.0, 2 / 3, 0.8],
             rtol=1e-12)
 
-# 4. A list shorter than k: trec_eval divides by k, not by the number returned.
+# 3. A list shorter than k: trec_eval divides by k, not by the number returned.
 check_close("3 results, 2 relevant, k = 10: P@10 = 2/10", precision_at_k([1, 0, 2], 10), 0.2, rtol=1e-12)
 
-# 5. Averaged over every possible top-k set of a pool of N = 10 items with R = 4 relevant, P@k is R/N.
+# 4. Averaged over every possible top-k set of a pool of N = 10 items with R = 4 relevant, P@k is R/N.
 pool = np.array([2, 0, 1, 0, 0, 3, 0, 1, 0, 0])
 for k in (1, 3, 6):
     mean_p = np.mean([precision_at_k(pool[list(s)], k) for s in combinations(range(10), k)])
     check_close(f"mean P@{k} over all C(10, {k}) top-{k} sets = R/N = 0.4", mean_p, 0.4, rtol=1e-12)
 
 p_at_r = [precision_at_k(tc.grades(q)[o], len(tc.relevant(q))) for q, o in rankings.items()]
+every_p = [precision_at_k(tc.grades(q)[o], k) for q, o in rankings.items() for k in range(1, tc.N_DOCS + 1)]
 check_true("P@k never exceeds 1 and equals 1 only if the whole top k is relevant",
-           all(0 <= v <= 1 for v in ours), f"P@R per query: {np.round(p_at_r, 3).tolist()}")
+           all(0 <= v <= 1 for v in every_p), f"P@R per query: {np.round(p_at_r, 3).tolist()}")
+
+# --- in code: scikit-learn ---
+# precision_score of the top-k indicator (1 for the first k documents, 0 for the rest) against
+# the binarized judgments is P@k: every query, every depth.
+ours, ref = [], []
+for query, order in rankings.items():
+    g = tc.grades(query)
+    for k in range(1, tc.N_DOCS + 1):
+        in_top = np.zeros(tc.N_DOCS, dtype=int)
+        in_top[order[:k]] = 1
+        ours.append(precision_at_k(g[order], k))
+        ref.append(precision_score(g >= 1, in_top))
+# One division of two counts each: exact up to the last ulp, so 1e-12.
+check_close("precision_score(rel >= 1, top-k indicator), 6 queries x k = 1..32 = P@k", ref, ours,
+            rtol=1e-12)
+# It divides by the documents marked retrieved, not by k: a system that returned only 3 documents
+# gets found / 3 where P@10 is found / 10.
+order = rankings["q1"]
+returned = np.zeros(tc.N_DOCS, dtype=int)
+returned[order[:3]] = 1
+check_close("pitfall: for a list of 3 it gives found/3; times 3/10 it is P@10",
+            precision_score(tc.grades("q1") >= 1, returned) * 3 / 10,
+            precision_at_k(tc.grades("q1")[order[:3]], 10), rtol=1e-12)
+# --- end in code ---
 
 depths = np.arange(1, 21)
 fig, ax = figure("Precision@k on the toy corpus (mean over 6 queries)", "cut-off k", "precision@k")

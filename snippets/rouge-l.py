@@ -82,6 +82,25 @@ check_true("no common token: all three are 0", rouge_l(["x"], ["y", "z"]) == (0.
 check_close("unequal lengths: P = LCS/n uses the candidate, R = LCS/m the reference",
             rouge_l(words("a b c d e"), words("a c")), [2 / 5, 1.0, 2 * 0.4 / 1.4], rtol=1e-12)
 
+# --- in code: rouge-score ---
+# RougeScorer(["rougeL"]).score(target, prediction) takes the reference first (check 2 runs it on
+# every pair); its F is beta = 1.
+reference, candidate = SUMMARY_PAIRS[3]                # 9 reference words, 10 candidate words
+card_p, card_r, _ = rouge_l(words(candidate), words(reference))
+swapped = scorer.score(candidate, reference)["rougeL"]
+check_close("pitfall: score(candidate, reference) swaps precision and recall",
+            [swapped.precision, swapped.recall], [card_r, card_p], rtol=1e-12)
+check_true("and they differ here", abs(card_p - card_r) > 1e-3, f"P {card_p:.4f}, R {card_r:.4f}")
+# "rougeLsum" is another measure: it splits the texts at newlines and takes a union LCS per
+# reference sentence (Lin's summary-level ROUGE-L), so for multi-sentence text it is not the card's:
+# here 3 + 6 of the reference's 10 words, where one LCS across both sentences keeps only 6.
+ref_two = "police killed the gunman\nthe cat sat on the mat"
+cand_two = "the cat sat on the mat\npolice kill the gunman"
+lsum = rouge_scorer.RougeScorer(["rougeLsum"]).score(ref_two, cand_two)["rougeLsum"]
+check_close("rougeLsum's recall on two sentences in swapped order: 9/10, the card's LCS gives 6/10",
+            [lsum.recall, rouge_l(words(cand_two), words(ref_two))[1]], [0.9, 0.6], rtol=1e-12)
+# --- end in code ---
+
 # Figure: F as beta moves weight from precision to recall.
 betas = np.logspace(-2, 2, 200)
 fig, ax = figure("ROUGE-L F-measure vs beta ('the cat sat' vs a 6-word reference)", "beta",

@@ -90,3 +90,29 @@ lib = [tuple(scorer.score(r, c)[f"rouge{n}"]) for r, c in edge for n in (1, 2)]
 check_close("edge cases (1-token, shorter than n, empty) vs rouge_score", ours, lib, rtol=1e-12)
 check_close("Eq. (1) recall with an empty reference or one shorter than n is 0",
             [rouge_n(words("police"), [[]], 1), rouge_n(words("police kill"), [["police"]], 2)], [0.0, 0.0])
+
+# --- in code: rouge-score ---
+# RougeScorer(...).score(target, prediction) takes the reference first; check 1 runs it on every
+# pair, and checks 3 and 5 on several references and on edge cases.
+reference, candidate = SUMMARY_PAIRS[3]                # 9 reference words, 10 candidate words
+p1, r1, _ = rouge_n_prf(words(candidate), words(reference), 1)
+swapped = scorer.score(candidate, reference)["rouge1"]
+check_close("pitfall: score(candidate, reference), the card's order, swaps precision and recall",
+            [swapped.precision, swapped.recall], [r1, p1], rtol=1e-12)
+check_true("and they differ here", abs(p1 - r1) > 1e-3, f"P {p1:.4f}, R {r1:.4f}")
+# Several references: score_multi keeps the single reference with the best F1, where Eq. (1) pools
+# the matches and totals of all references.
+best = scorer.score_multi(refs, cand)["rouge1"]
+check_close("score_multi(refs, cand) is the best single reference by F1",
+            best.recall, max((rouge_n_prf(words(cand), words(r), 1) for r in refs), key=lambda s: s[2])[1],
+            rtol=1e-12)
+check_true("pitfall: which is not Eq. (1)'s pooled recall over all references",
+           abs(best.recall - rouge_n(words(cand), [words(r) for r in refs], 1)) > 1e-3,
+           f"best single {best.recall:.4f} vs pooled {rouge_n(words(cand), [words(r) for r in refs], 1):.4f}")
+# use_stemmer=True (Porter) makes "kill" match "killed": Lin's S2 gets ROUGE-1 4/4 instead of 3/4.
+stemmed = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True).score("police killed the gunman",
+                                                                       "police kill the gunman")
+check_close("use_stemmer=True counts 'kill' as 'killed': recall 1, not the card's unstemmed 3/4",
+            [stemmed["rouge1"].recall, rouge_n(words("police kill the gunman"), [ref[0]], 1)], [1.0, 0.75],
+            rtol=1e-12)
+# --- end in code ---

@@ -74,6 +74,56 @@ rho = np.max(np.abs(np.linalg.eigvals(T)))
 check_close("spectral radius = (sqrt k - 1)/(sqrt k + 1)", rho,
             (np.sqrt(kappa) - 1) / (np.sqrt(kappa) + 1), rtol=1e-4)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+
+
+def torch_sgd(lr_seq, **options):
+    """torch.optim.SGD on the card's quadratic, its learning rate set to lr_seq[t] before step t."""
+    x = torch.tensor(theta0, requires_grad=True)
+    opt = torch.optim.SGD([x], lr=lr_seq[0], **options)
+    out = [theta0.copy()]
+    for lr in lr_seq:
+        for group in opt.param_groups:
+            group["lr"] = lr
+        x.grad = torch.tensor(grad(x.detach().numpy()))
+        opt.step()
+        out.append(x.detach().numpy().copy())
+    return np.array(out)
+
+
+# 60 float64 steps of a contracting iteration, a few ulps apart per step: 1e-10, as in check 1.
+check_close("SGD(lr=eta_t, momentum=mu) = the card's recursion, decaying lr too",
+            torch_sgd(lrs, momentum=mu), momentum_sgd(grad, theta0, lrs, mu), rtol=1e-10, atol=1e-12)
+check_close("pitfall: left out, momentum is 0 (plain SGD)",
+            torch_sgd(lrs), momentum_sgd(grad, theta0, lrs, 0.0), rtol=1e-10, atol=1e-12)
+# dampening d scales the new gradient by 1 - d, except in the first step, which copies g_1 whole.
+damp = 0.5
+factors = iter([1.0] + [1 - damp] * steps)
+check_close("pitfall: dampening=d gives v_t = mu v_{t-1} + (1 - d) g_t, but v_1 = g_1 undamped",
+            torch_sgd(lrs, momentum=mu, dampening=damp),
+            momentum_sgd(lambda x: next(factors) * grad(x), theta0, lrs, mu), rtol=1e-10, atol=1e-12)
+# --- end in code ---
+
+# --- in code: optax ---
+import jax  # noqa: E402
+import optax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+
+# optax.sgd is trace(decay=mu) (v = mu v + g from v_0 = 0) followed by scaling with -lr_t: the
+# schedule multiplies the whole velocity, as on the card, not only the new gradient (Sutskever).
+opt = optax.sgd(learning_rate=lambda count: jax.numpy.asarray(lrs)[count], momentum=mu)
+x = jax.numpy.asarray(theta0)
+state, optax_path = opt.init(x), [theta0.copy()]
+for _ in range(steps):
+    updates, state = opt.update(jax.numpy.asarray(grad(np.asarray(x))), state, x)
+    x = optax.apply_updates(x, updates)
+    optax_path.append(np.asarray(x))
+check_close("optax.sgd(schedule eta_t, momentum=mu) = the card's recursion",
+            np.array(optax_path), momentum_sgd(grad, theta0, lrs, mu), rtol=1e-10, atol=1e-12)
+# --- end in code ---
+
 fig, ax = figure(f"Quadratic, condition number {kappa:.0f}", "step", "distance to optimum")
 gd = momentum_sgd(grad, theta0, [2 / (L_ + m_)] * 200, 0.0)
 hbp = momentum_sgd(grad, theta0, [eta_opt] * 200, mu_opt)

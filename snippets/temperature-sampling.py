@@ -67,6 +67,42 @@ cold = sample_with_temperature(z, 0.02, rng, 20_000)
 check_true("tau = 0.02: all 20000 draws are the greedy token", bool(np.all(cold == np.argmax(z))),
            f"{np.count_nonzero(cold != np.argmax(z))} draws differ from '{TOKENS[np.argmax(z)]}'")
 
+# --- in code: torch ---
+import torch  # noqa: E402
+
+# A softmax of 3 x V logits over tau, a few ulps per term: 1e-12.
+zt = torch.tensor(batch)
+check_close("torch.softmax(z / tau, dim=-1) = p^(tau), three rows, tau = 0.7",
+            torch.softmax(zt / 0.7, dim=-1).numpy(), temperature_probs(batch, 0.7), rtol=1e-12)
+check_close("Categorical(logits=z / tau).probs = p^(tau)",
+            torch.distributions.Categorical(logits=zt / 0.7).probs.numpy(), temperature_probs(batch, 0.7),
+            rtol=1e-12)
+# Categorical's first argument is probs, not logits: positive logits passed bare are normalized
+# linearly, z_i / sum_j z_j, with no exponential (and torch.multinomial likewise takes weights).
+shifted = batch - batch.min(axis=-1, keepdims=True) + 1.0        # positive, so probs accepts them
+check_close("pitfall: Categorical(z) reads z as probabilities: z / sum(z), not softmax(z)",
+            torch.distributions.Categorical(torch.tensor(shifted)).probs.numpy(),
+            shifted / shifted.sum(axis=-1, keepdims=True), rtol=1e-12)
+check_true("which is far from softmax(z)",
+           np.abs(shifted / shifted.sum(axis=-1, keepdims=True) - temperature_probs(batch, 1.0)).max() > 1e-2)
+# --- end in code ---
+
+# --- in code: jax ---
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+check_close("jax.nn.softmax(z / tau) = p^(tau), three rows, tau = 0.7",
+            np.asarray(jax.nn.softmax(jax.numpy.asarray(batch) / 0.7, axis=-1)),
+            temperature_probs(batch, 0.7), rtol=1e-12)
+# jax.random.categorical(key, logits) takes logits: it draws by the Gumbel-max trick, as the card's
+# sampler does. Its counts over 20 000 draws at tau = 0.7 must pass the fixture's chi-square test
+# against p^(tau) at level 1e-3, like the card's own sampler above (fixed key).
+draws_jax = np.asarray(jax.random.categorical(jax.random.key(0), jax.numpy.asarray(z) / 0.7,
+                                             shape=(20_000,)))
+check_frequencies("jax.random.categorical(key, z / tau): draw frequencies vs p^(tau)", draws_jax,
+                  temperature_probs(z, 0.7))
+# --- end in code ---
+
 fig, ax = figure("One next-token distribution at three temperatures", "token rank",
                  "probability (log scale)")
 for tau, style in ((0.5, "o-"), (1.0, "s-"), (2.0, "^-")):

@@ -7,7 +7,6 @@ from collections import Counter
 import numpy as np
 import toy_corpus as tc
 from cardcheck import check_close, check_true
-from sklearn.feature_extraction.text import TfidfTransformer
 
 
 # --- formula ---
@@ -56,14 +55,22 @@ check_true("queries q2-q6: the top cosine match is judged highly relevant (grade
 check_true("q1: the keyword-stuffed d04 (judged 0) wins, since raw tf rewards repetition",
            top1["q1"] == 3)
 
-# scikit-learn (TfidfTransformer on the same count matrix). With smooth_idf=False, norm=None its idf is
-# ln(N/df) + 1, so its weights are ours plus the raw counts. Its default (smooth_idf=True, norm="l2")
-# adds one document containing every term, idf = ln((1 + N)/(1 + df)) + 1, i.e. our formula with N + 1
+# --- in code: scikit-learn ---
+from sklearn.feature_extraction.text import TfidfTransformer  # noqa: E402
+
+# TfidfTransformer on the same count matrix. With smooth_idf=False, norm=None its idf is ln(N/df) + 1,
+# so its weights are the card's plus the raw counts. Its default (smooth_idf=True, norm="l2") adds one
+# document containing every term, idf = ln((1 + N)/(1 + df)) + 1, i.e. the card's formula with N + 1
 # documents and df + 1, plus the counts, and then scales each row to unit Euclidean length.
+# A log, a product and a sum per weight (and a norm of at most a few hundred terms): 1e-12.
 sk_plain = TfidfTransformer(smooth_idf=False, norm=None).fit_transform(counts).toarray()
-check_close("scikit-learn smooth_idf=False, norm=None: its weights - tf = our weights",
+check_close("pitfall: its idf is ln(N/df) + 1: smooth_idf=False, norm=None gives the card's weights + tf",
             sk_plain - counts, W, rtol=1e-12, atol=1e-12)
+plain = TfidfTransformer(smooth_idf=False, norm=None).fit(counts)
+check_close("fix: counts * (idf_ - 1) of a smooth_idf=False transformer = the card's weights",
+            counts * (plain.idf_ - 1), W, rtol=1e-12, atol=1e-12)
 sk_default = TfidfTransformer().fit_transform(counts).toarray()
 smoothed = tfidf(counts, df + 1, tc.N_DOCS + 1) + counts
-check_close("scikit-learn defaults (smooth_idf=True, norm='l2'): (ours at N+1, df+1) + tf, unit rows",
+check_close("pitfall: defaults (smooth_idf=True, norm='l2'): (the card at N+1, df+1) + tf, unit rows",
             sk_default, smoothed / np.linalg.norm(smoothed, axis=1, keepdims=True), rtol=1e-12, atol=1e-13)
+# --- end in code ---

@@ -82,6 +82,31 @@ greedy = sample_top_k(EXPERT_LOGITS, 1, rng, 5_000)
 check_true("k = 1: every draw is the argmax token", bool(np.all(greedy == np.argmax(p))),
            f"all draws '{TOKENS[np.argmax(p)]}'")
 
+# --- in code: torch ---
+import torch  # noqa: E402
+
+logits = torch.tensor(EXPERT_LOGITS)
+for k in (1, 5, 10):
+    check_true(f"torch.topk(z, {k}).indices = S_k (no ties among these logits)",
+               sorted(torch.topk(logits, k).indices.tolist()) == sorted(top_k_set(EXPERT_LOGITS, k).tolist()))
+# The usual filter masks every logit below the k-th largest, then takes the softmax: a softmax of
+# V = 20 terms against a division by a sum, a few ulps, so 1e-12.
+kth_value = torch.topk(logits, 5).values[-1]
+masked = logits.masked_fill(logits < kth_value, float("-inf"))
+check_close("softmax(z masked below topk(z, k).values[-1]) = p' (k = 5)",
+            torch.softmax(masked, dim=-1).numpy(), top_k_filter(p, 5), rtol=1e-12)
+# That threshold keeps every token tied with the k-th: on the tie case of check 3 it keeps 4 tokens
+# for k = 2, each p_i over their total mass 0.9, where the card keeps exactly 2.
+tie_logits = torch.log(torch.tensor(p_tie))
+tie_masked = tie_logits.masked_fill(tie_logits < torch.topk(tie_logits, 2).values[-1], float("-inf"))
+check_close("pitfall: the threshold filter keeps all 4 tokens tied at the k-th place (k = 2)",
+            torch.softmax(tie_masked, dim=-1).numpy(), np.where(p_tie >= kth, p_tie, 0.0) / 0.9, rtol=1e-12)
+# Scattering topk's indices into a mask keeps exactly k (which of the tied ones is topk's choice).
+exact = torch.zeros_like(tie_logits, dtype=torch.bool).scatter(-1, torch.topk(tie_logits, 2).indices, True)
+check_true("fix: a mask scattered from topk(z, k).indices keeps exactly k = 2 of the tied tokens",
+           int(exact.sum()) == 2 and bool(exact[1]), f"kept {torch.nonzero(exact).flatten().tolist()}")
+# --- end in code ---
+
 fig, ax = kept_tokens_figure("Top-k with k = 5 keeps a fixed number of tokens", p,
                              top_k_filter(p, 5) > 0,
                              f"kept (k = 5), mass {mass[best]:.3f}")

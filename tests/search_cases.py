@@ -441,8 +441,9 @@ ALL_WORDS_FIRST: list[str] = [
 SHORT_LISTS: list[tuple[str, int]] = [
     ("reciprocal rank fusion", 8),
     # Since the 2024-2026 cards: Lion, Muon and AdamW all decouple weight decay, and DAPO and MLA
-    # have a "decoupled" clip and RoPE that match two of the three words.
-    ("decoupled weight decay", 10),
+    # have a "decoupled" clip and RoPE that match two of the three words; Adam's "In code" section
+    # warns that torch's Adam(weight_decay=...) is not decoupled weight decay.
+    ("decoupled weight decay", 12),
     # The LoRA family (LoRA, DoRA, LoRA+, rsLoRA, AdaLoRA, PiSSA, GaLore, QLoRA ...) all say
     # low-rank adaptation, as does MLA's low-rank compression: a dozen, not the whole site.
     ("low-rank adaptation", 14),

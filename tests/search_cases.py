@@ -52,6 +52,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("ndcg_score", "ndcg"),
     ("BM25Okapi", "bm25"),
     ("CrossEntropyLoss", "label-smoothing"),
+    # batch incodeA: the main library call of each card it gave an In code section
+    ("log_loss", "cross-entropy"),
+    ("softmax_cross_entropy", "cross-entropy"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

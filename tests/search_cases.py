@@ -55,6 +55,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # batch incodeA: the main library call of each card it gave an In code section
     ("log_loss", "cross-entropy"),
     ("softmax_cross_entropy", "cross-entropy"),
+    ("nll_loss", "negative-log-likelihood"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

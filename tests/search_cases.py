@@ -56,6 +56,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("log_loss", "cross-entropy"),
     ("softmax_cross_entropy", "cross-entropy"),
     ("nll_loss", "negative-log-likelihood"),
+    ("log_softmax", "log-softmax"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

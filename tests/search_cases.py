@@ -57,6 +57,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("softmax_cross_entropy", "cross-entropy"),
     ("nll_loss", "negative-log-likelihood"),
     ("log_softmax", "log-softmax"),
+    ("Categorical entropy", "entropy"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -58,6 +58,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("nll_loss", "negative-log-likelihood"),
     ("log_softmax", "log-softmax"),
     ("Categorical entropy", "entropy"),
+    ("jensenshannon", "jensen-shannon-divergence"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

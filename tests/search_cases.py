@@ -59,6 +59,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("log_softmax", "log-softmax"),
     ("Categorical entropy", "entropy"),
     ("jensenshannon", "jensen-shannon-divergence"),
+    ("sigmoid_focal_loss", "focal-loss"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -60,6 +60,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("Categorical entropy", "entropy"),
     ("jensenshannon", "jensen-shannon-divergence"),
     ("sigmoid_focal_loss", "focal-loss"),
+    ("TripletMarginWithDistanceLoss", "triplet-loss"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

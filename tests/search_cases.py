@@ -61,6 +61,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("jensenshannon", "jensen-shannon-divergence"),
     ("sigmoid_focal_loss", "focal-loss"),
     ("TripletMarginWithDistanceLoss", "triplet-loss"),
+    ("ntxent", "nt-xent"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -62,6 +62,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("sigmoid_focal_loss", "focal-loss"),
     ("TripletMarginWithDistanceLoss", "triplet-loss"),
     ("ntxent", "nt-xent"),
+    ("BatchNorm2d", "batchnorm"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

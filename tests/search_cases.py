@@ -63,6 +63,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("TripletMarginWithDistanceLoss", "triplet-loss"),
     ("ntxent", "nt-xent"),
     ("BatchNorm2d", "batchnorm"),
+    ("group_norm", "groupnorm"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -65,6 +65,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("BatchNorm2d", "batchnorm"),
     ("group_norm", "groupnorm"),
     ("xavier_uniform_", "xavier-initialization"),
+    ("mutual_info_score", "mutual-information"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -64,7 +64,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("ntxent", "nt-xent"),
     ("BatchNorm2d", "batchnorm"),
     ("group_norm", "groupnorm"),
-    ("xavier_uniform_", "xavier-initialization"),
+    ("xavier_uniform", "xavier-initialization"),
     ("mutual_info_score", "mutual-information"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),

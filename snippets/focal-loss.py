@@ -102,7 +102,8 @@ jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
 check_close("optax.sigmoid_focal_loss(x, y, alpha=0.25, gamma=2) = FL",
             np.asarray(optax.sigmoid_focal_loss(x, y.astype(float), alpha=0.25, gamma=2.0)),
             sigmoid_focal_loss(x, y), rtol=1e-12)
-check_close("... and at logits of +-800", np.asarray(optax.sigmoid_focal_loss(xe, ye.astype(float), alpha=0.25)),
+check_close("... and at logits of +-800",
+            np.asarray(optax.sigmoid_focal_loss(xe, ye.astype(float), alpha=0.25)),
             sigmoid_focal_loss(xe, ye), rtol=1e-12, atol=1e-300)
 # alpha defaults to None: no alpha_t at all, which is the card's alpha = 1/2 loss doubled.
 check_close("pitfall: the default alpha=None drops alpha_t: twice the card's loss at alpha = 1/2",

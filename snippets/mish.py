@@ -110,8 +110,10 @@ import torch.nn.functional as F  # noqa: E402
 xt = torch.tensor(xs, requires_grad=True)
 mish_torch = F.mish(xt)
 mish_torch.sum().backward()
-check_close("F.mish(x) = x tanh(softplus(x))", mish_torch.detach().numpy()[normal], mish(xs)[normal], rtol=1e-12)
-check_close("... and below 1e-300", mish_torch.detach().numpy()[~normal], mish(xs)[~normal], rtol=0, atol=1e-300)
+mish_values = mish_torch.detach().numpy()
+check_close("F.mish(x) = x tanh(softplus(x))", mish_values[normal], mish(xs)[normal], rtol=1e-12)
+check_close("... and below 1e-300", mish_values[~normal], mish(xs)[~normal], rtol=0, atol=1e-300)
 # The gradient goes through the same few operations; 1e-10 as for the card's closed form.
-check_close("autograd of F.mish = the card's Mish'", xt.grad.numpy()[gnormal], mish_grad(xs)[gnormal], rtol=1e-10)
+check_close("autograd of F.mish = the card's Mish'", xt.grad.numpy()[gnormal], mish_grad(xs)[gnormal],
+            rtol=1e-10)
 # --- end in code ---

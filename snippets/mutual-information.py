@@ -58,6 +58,7 @@ check_true("pitfall: ... which differs from I(X;Y)",
 empirical = counts / counts.sum()
 check_close("pitfall: normalized_mutual_info_score is I / ((H(X) + H(Y)) / 2), not I",
             normalized_mutual_info_score(x_labels, y_labels),
-            mutual_information(empirical) / (0.5 * (entropy(empirical.sum(axis=1)) + entropy(empirical.sum(axis=0)))),
+            mutual_information(empirical)
+            / (0.5 * (entropy(empirical.sum(axis=1)) + entropy(empirical.sum(axis=0)))),
             rtol=1e-12)
 # --- end in code ---

@@ -89,12 +89,14 @@ def torch_grad(function, points):
 
 # max(0, x) is exact in floating point, so the values agree bit for bit: rtol 0.
 check_close("torch.relu(x) = max(0, x)", torch.relu(torch.tensor(x)).numpy(), relu(x), rtol=0)
-check_close("torch.relu's gradient is the card's, 0 at x = 0", torch_grad(torch.relu, x), relu_grad(x), rtol=0)
+check_close("torch.relu's gradient is the card's, 0 at x = 0", torch_grad(torch.relu, x), relu_grad(x),
+            rtol=0)
 zeros = np.array([0.0, -0.0])
 check_close("pitfall: clamp(x, min=0) has the same values but gradient 1 at x = 0",
             torch_grad(lambda t: torch.clamp(t, min=0.0), zeros), relu_grad(zeros) + 1.0, rtol=0)
 check_close("pitfall: torch.maximum(x, 0) splits the gradient at a tie: 1/2 at x = 0",
-            torch_grad(lambda t: torch.maximum(t, torch.zeros_like(t)), zeros), relu_grad(zeros) + 0.5, rtol=0)
+            torch_grad(lambda t: torch.maximum(t, torch.zeros_like(t)), zeros), relu_grad(zeros) + 0.5,
+            rtol=0)
 # --- end in code ---
 
 # --- in code: jax ---

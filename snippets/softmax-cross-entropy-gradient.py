@@ -79,5 +79,6 @@ check_close("pitfall: target weights summing to 2.5 give (sum y) p - y, not p - 
 batch_z = np.stack([z, -z, 0.5 * z, 2 * z])
 check_close("pitfall: the default reduction='mean' divides each row's gradient by the batch size 4",
             4 * torch_logit_grad(batch_z, np.array([3, 0, 7, 3])),
-            [grad(row, np.eye(V)[k]) for row, k in zip(batch_z, [3, 0, 7, 3])], rtol=1e-12, atol=1e-15)
+            [grad(row, np.eye(V)[k]) for row, k in zip(batch_z, [3, 0, 7, 3], strict=True)],
+            rtol=1e-12, atol=1e-15)
 # --- end in code ---

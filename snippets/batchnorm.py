@@ -100,3 +100,29 @@ eval_shift = np.abs(batchnorm_eval(x_other, gamma, beta, run_mean, run_var)[0]
                     - batchnorm_eval(x, gamma, beta, run_mean, run_var)[0]).max()
 check_true("train mode: sample 0 changes when the others change; eval mode: it does not",
            train_shift > 0.1 and eval_shift == 0.0, f"{train_shift:.2f} vs {eval_shift:.1f}")
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+# nn.BatchNorm2d in training mode, in float64, with the card's gamma and beta. Per-channel means
+# and variances over 120 values: a few ulps each, so 1e-12 relative with atol 1e-13 near zeros.
+bn = torch.nn.BatchNorm2d(C, eps=eps).double()
+with torch.no_grad():
+    bn.weight.copy_(torch.tensor(gamma))
+    bn.bias.copy_(torch.tensor(beta))
+    y_torch = bn(torch.tensor(x)).numpy()
+check_close("nn.BatchNorm2d(C) in train mode = the card's y", y_torch, y, rtol=1e-12, atol=1e-13)
+# One step from running_mean = 0, running_var = 1 with momentum = 0.1: the new statistics get
+# weight 0.1 (Keras and Flax call 0.9 or 0.99, the weight of the old value, "momentum").
+check_close("running_mean after one step: 0.1 mu_B (momentum weights the new value)",
+            bn.running_mean.numpy(), update_running(np.zeros(C), np.ones(C), mu, var, m)[0], rtol=1e-12)
+check_close("pitfall: running_var stores the unbiased m/(m-1) sigma_B^2, not the card's sigma_B^2",
+            bn.running_var.numpy(), 0.9 + 0.1 * var * m / (m - 1), rtol=1e-12)
+# In eval mode the layer normalizes with those running statistics, not the batch's.
+bn.eval()
+with torch.no_grad():
+    check_close("eval mode uses the running statistics",
+                bn(torch.tensor(x)).numpy(),
+                batchnorm_eval(x, gamma, beta, bn.running_mean.numpy(), bn.running_var.numpy()),
+                rtol=1e-12, atol=1e-13)
+# --- end in code ---

@@ -56,3 +56,26 @@ check_close("paper: E[(m * x) W] = x (q W) (test-time weight scaling)", probs @ 
             x @ ((1 - p) * W), rtol=1e-12)
 check_close("inverted: E[Dropout(x) W] = x W (eval = identity)", probs @ (outs @ W),
             dropout(x, p, training=False) @ W, rtol=1e-12)
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+torch.manual_seed(0)
+# torch draws its own mask; reading it back from the output (the nonzero entries) makes the card's
+# formula give the same numbers: one multiplication by 1 / (1 - p) each, so 1e-15 relative.
+wide = torch.tensor(rng.normal(loc=1.0, scale=2.0, size=100_000))
+layer = torch.nn.Dropout(p)
+dropped = layer(wide).numpy()
+check_close("nn.Dropout(p) in training mode = m * x / (1 - p), with its own mask m",
+            dropped, dropout(wide.numpy(), p, mask=dropped != 0), rtol=1e-15)
+check_close("its keep rate is 1 - p (5 s.e.)", np.mean(dropped != 0), 1 - p,
+            atol=5 * np.sqrt(p * (1 - p) / dropped.size))
+layer.eval()
+check_close("after .eval(), nn.Dropout is the identity", layer(wide).numpy(), wide.numpy(), rtol=0)
+# The functional form has no mode to switch: its training argument defaults to True.
+functional = torch.nn.functional.dropout(wide, p).numpy()
+check_true("pitfall: F.dropout(x, p) drops even in an eval-mode model (training=True by default)",
+           np.mean(functional == 0) > p / 2 and np.array_equal(
+               torch.nn.functional.dropout(wide, p, training=False).numpy(), wide.numpy()),
+           f"{np.mean(functional == 0):.3f} of entries zeroed")
+# --- end in code ---

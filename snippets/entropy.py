@@ -41,6 +41,38 @@ samples = rng.choice(V, size=400_000, p=p)
 check_close("H(P) vs Monte-Carlo mean surprisal -log P(x), x ~ P (400k draws)", entropy(p),
             np.mean(-np.log(p[samples])), rtol=0.01)
 
+# --- in code: scipy ---
+# scipy.stats.entropy(P) is H(P) in nats; sums of 16 float64 terms: 1e-12.
+check_close("scipy.stats.entropy(P, base=2) = H(P) in bits", scipy_entropy(p, base=2), entropy(p, 2),
+            rtol=1e-12)
+counts = rng.multinomial(1000, p)
+check_close("pitfall: entropy(counts) first divides by their sum, giving H(counts / n)",
+            scipy_entropy(counts), entropy(counts / counts.sum()), rtol=1e-12)
+# Logits are normalized the same way, by their sum, not by softmax: the number is not H(softmax(z)).
+logits = np.array([1.0, 2.0, 3.0])
+softmax_logits = np.exp(logits) / np.exp(logits).sum()
+check_close("pitfall: entropy(z) of positive logits is H(z / sum z), not H(softmax(z))",
+            scipy_entropy(logits), entropy(logits / logits.sum()), rtol=1e-12)
+check_true("pitfall: ... which differs from H(softmax(z))",
+           abs(scipy_entropy(logits) - entropy(softmax_logits)) > 0.1,
+           f"{scipy_entropy(logits):.4f} vs {entropy(softmax_logits):.4f} nats")
+# --- end in code ---
+
+# --- in code: torch ---
+import torch  # noqa: E402
+from torch.distributions import Categorical  # noqa: E402
+
+# Categorical(...).entropy() in float64: sums of at most 16 terms, 1e-12.
+check_close("Categorical(probs=P).entropy() = H(P) in nats",
+            Categorical(probs=torch.tensor(p)).entropy().item(), entropy(p), rtol=1e-12)
+check_close("Categorical(logits=z).entropy() = H(softmax(z))",
+            Categorical(logits=torch.tensor(logits)).entropy().item(), entropy(softmax_logits),
+            rtol=1e-12)
+check_close("pitfall: Categorical(z) takes its first argument as probabilities: H(z / sum z)",
+            Categorical(torch.tensor(logits)).entropy().item(), entropy(logits / logits.sum()),
+            rtol=1e-12)
+# --- end in code ---
+
 # Binary entropy: 1 bit at a fair coin, 0 at a certain outcome.
 a = np.linspace(0, 1, 401)
 fig, ax = figure("Binary entropy function", "probability of heads  a", "H (bits)")

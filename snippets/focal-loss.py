@@ -92,6 +92,25 @@ ce_big = -np.take_along_axis(log_softmax(300 * z, axis=-1), lab[..., None], axis
 check_close("softmax focal, logits spanning ~1e4", softmax_focal_loss(300 * z, lab, 1.5),
             (1 - np.exp(-ce_big)) ** 1.5 * ce_big, rtol=1e-12)
 
+# --- in code: optax ---
+import jax  # noqa: E402
+import optax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+# optax.sigmoid_focal_loss(x, y, alpha, gamma) works in log space as the card does; each element
+# is a handful of float64 operations, so 1e-12 relative, with atol for the exact zeros at +-800.
+check_close("optax.sigmoid_focal_loss(x, y, alpha=0.25, gamma=2) = FL",
+            np.asarray(optax.sigmoid_focal_loss(x, y.astype(float), alpha=0.25, gamma=2.0)),
+            sigmoid_focal_loss(x, y), rtol=1e-12)
+check_close("... and at logits of +-800",
+            np.asarray(optax.sigmoid_focal_loss(xe, ye.astype(float), alpha=0.25)),
+            sigmoid_focal_loss(xe, ye), rtol=1e-12, atol=1e-300)
+# alpha defaults to None: no alpha_t at all, which is the card's alpha = 1/2 loss doubled.
+check_close("pitfall: the default alpha=None drops alpha_t: twice the card's loss at alpha = 1/2",
+            np.asarray(optax.sigmoid_focal_loss(x, y.astype(float))), 2 * sigmoid_focal_loss(x, y, alpha=0.5),
+            rtol=1e-12)
+# --- end in code ---
+
 fig, ax = figure("Focal loss vs probability of the true class", "probability of ground truth $p_t$",
                  "loss")
 grid = np.linspace(0.01, 1.0, 400)

@@ -81,3 +81,18 @@ x4 = x.copy()
 x4[:, 2:4] *= 7.0
 check_close("invariant to rescaling a whole group (eps = 0)", group_norm(x4, 3, gamma, beta, 0.0),
             group_norm(x, 3, gamma, beta, 0.0), rtol=1e-11, atol=1e-12)
+
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# F.group_norm(x, G, gamma, beta, eps) in float64: the same per-(sample, group) statistics over 24
+# values, a few ulps each: 1e-12 relative, atol 1e-13 near zeros.
+check_close("F.group_norm(x, num_groups=3, weight=gamma, bias=beta, eps=1e-5) = GN(x)",
+            F.group_norm(torch.tensor(x), 3, torch.tensor(gamma), torch.tensor(beta), eps=1e-5).numpy(),
+            group_norm(x, 3, gamma, beta), rtol=1e-12, atol=1e-13)
+# nn.GroupNorm takes (num_groups, num_channels), in that order, and starts at gamma = 1, beta = 0.
+check_close("nn.GroupNorm(3, C) as created: gamma = 1, beta = 0, eps = 1e-5",
+            torch.nn.GroupNorm(3, C).double()(torch.tensor(x)).detach().numpy(),
+            group_norm(x, 3, np.ones(C), np.zeros(C)), rtol=1e-12, atol=1e-13)
+# --- end in code ---

@@ -67,6 +67,24 @@ for n in sizes:
                f"bound {bounds[-1]:.4f}, MI {mi:.4f}, log N {np.log(n):.4f}")
 check_close("bound is nearly tight at N = 256 with the optimal critic", bounds[-1], mi, rtol=0.05)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# In-batch negatives: row i's positive is column i, so the targets are arange(8). float64
+# log-softmax over 8 entries, then a mean of 8: 1e-12. A row's loss is a difference of logits up
+# to |S / tau| in size, so a loss near 0 is exact only to a few ulps of that: atol 1e-12 |S / tau|.
+check_close("F.cross_entropy(scores / tau, arange(N)) = L_N, the mean over queries",
+            F.cross_entropy(torch.tensor(scores) / tau, torch.arange(8)).item(),
+            infonce(scores, np.arange(8), tau).mean(), rtol=1e-12)
+check_close("pitfall: reduction='none' gives the per-query losses, the default averages them",
+            F.cross_entropy(torch.tensor(scores) / tau, torch.arange(8), reduction="none").numpy(),
+            infonce(scores, np.arange(8), tau), rtol=1e-12, atol=1e-12 * np.abs(scores / tau).max())
+check_close("pitfall: scores without / tau are logits at temperature 1, another loss",
+            F.cross_entropy(torch.tensor(scores), torch.arange(8)).item(),
+            infonce(scores, np.arange(8), 1.0).mean(), rtol=1e-12)
+# --- end in code ---
+
 fig, ax = figure("InfoNCE bound on a toy joint", "number of candidates N", "nats")
 ax.semilogx(sizes, bounds, "o-", base=2, label="$\\log N - \\mathcal{L}_N$ (optimal critic)")
 ax.axhline(mi, color="k", ls="--", label="true $I(X;Y)$")

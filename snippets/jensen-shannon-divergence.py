@@ -51,6 +51,17 @@ slack = min(d(a, c) + d(c, b) - d(a, b) for a, b, c in triples)
 check_true("sqrt(JS) obeys the triangle inequality on 2000 triples", slack >= -1e-12,
            f"smallest slack {slack:.2e}")
 
+# --- in code: scipy ---
+# scipy.spatial.distance.jensenshannon returns the Jensen-Shannon distance, the square root of the
+# card's divergence, in nats. Sums of 10 float64 terms and one sqrt: 1e-12.
+check_close("jensenshannon(P, Q)**2 = JS(P || Q) in nats", jensenshannon(p, q) ** 2, js_divergence(p, q),
+            rtol=1e-12)
+check_close("pitfall: unsquared, jensenshannon(P, Q) is the distance sqrt(JS)", jensenshannon(p, q),
+            np.sqrt(js_divergence(p, q)), rtol=1e-12)
+check_close("pitfall: it divides each argument by its sum, so 5P gives JS(P || Q) too",
+            jensenshannon(5 * p, q) ** 2, js_divergence(p, q), rtol=1e-12)
+# --- end in code ---
+
 # A coin that always lands heads against Bern(b): KL grows without bound as b -> 0,
 # while JS approaches its ceiling log 2 as the supports become disjoint.
 b = np.linspace(0.001, 1.0, 500)

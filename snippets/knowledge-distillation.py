@@ -105,6 +105,28 @@ ref3 = [[0.5 * -log_softmax(z3[a, b])[y3[a, b]]
          for b in range(3)] for a in range(2)]
 check_close("3-D batch (sequence, position, class)", kd_loss(z3, v3, y3, 2.0, 0.5), ref3, rtol=1e-11)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# The usual PyTorch recipe, in float64: (1 - alpha) F.cross_entropy(z, y) + alpha T^2
+# F.kl_div(log_softmax(z/T), softmax(v/T), reduction="batchmean"). Sums over 10 classes and 6 rows,
+# a few ulps per term: 1e-12.
+T, alpha = 2.0, 0.3
+zt, vt, yt = torch.tensor(z), torch.tensor(v), torch.tensor(y)
+soft_kl = F.kl_div(F.log_softmax(zt / T, dim=-1), F.softmax(vt / T, dim=-1), reduction="batchmean")
+torch_kd = (1 - alpha) * F.cross_entropy(zt, yt) + alpha * T**2 * soft_kl
+check_close("(1-a) F.cross_entropy + a T^2 F.kl_div(..., 'batchmean') = batch mean of L_KD",
+            torch_kd.item(), kd_loss(z, v, y, T, alpha).mean(), rtol=1e-12)
+check_close("pitfall: F.kl_div alone is the soft term divided by T^2 = 4; multiply it back",
+            (T**2 * F.kl_div(F.log_softmax(zt / T, dim=-1), F.softmax(vt / T, dim=-1),
+                             reduction="batchmean")).item(),
+            kd_loss(z, v, y, T, 1.0).mean(), rtol=1e-12)
+check_close("pitfall: kl_div's default reduction='mean' also divides by the 10 classes",
+            T**2 * N * F.kl_div(F.log_softmax(zt / T, dim=-1), F.softmax(vt / T, dim=-1)).item(),
+            kd_loss(z, v, y, T, 1.0).mean(), rtol=1e-12)
+# --- end in code ---
+
 fig, ax = figure("Soft targets at different temperatures", "class (sorted by teacher logit)", "probability")
 logits = np.sort(rng.normal(scale=3.0, size=10))[::-1]
 for T in [1, 2, 5, 20]:

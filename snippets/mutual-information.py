@@ -35,3 +35,30 @@ check_close("independent variables: I = 0", mutual_information(np.outer(px, py))
 check_close("I(X;X) = H(X)", mutual_information(np.diag(px)), entropy(px))
 check_true("0 <= I <= min(H(X), H(Y))", 0 <= mi <= min(entropy(px), entropy(py)),
            f"I = {mi:.4f}, H(X) = {entropy(px):.4f}, H(Y) = {entropy(py):.4f} nats")
+
+# --- in code: scikit-learn ---
+from sklearn.metrics import mutual_info_score, normalized_mutual_info_score  # noqa: E402
+
+# mutual_info_score works from paired labels, or from a contingency table of counts; either way the
+# table is divided by its total. Sums over 35 cells, a few ulps each: 1e-12.
+counts = rng.multinomial(500, joint.ravel()).reshape(joint.shape)
+x_labels, y_labels = np.unravel_index(np.repeat(np.arange(joint.size), counts.ravel()), joint.shape)
+check_close("mutual_info_score(x labels, y labels) = I of their empirical joint, in nats",
+            mutual_info_score(x_labels, y_labels), mutual_information(counts / counts.sum()), rtol=1e-12)
+check_close("mutual_info_score(None, None, contingency=counts) = the same",
+            mutual_info_score(None, None, contingency=counts), mutual_information(counts / counts.sum()),
+            rtol=1e-12)
+# A contingency table of probabilities is cast to integers first: 1000 p(x, y) is floored.
+check_close("pitfall: contingency=1000 p(x, y) computes I of floor(1000 p(x, y)), not of p",
+            mutual_info_score(None, None, contingency=1000 * joint),
+            mutual_information(np.floor(1000 * joint) / np.floor(1000 * joint).sum()), rtol=1e-12)
+check_true("pitfall: ... which differs from I(X;Y)",
+           abs(mutual_info_score(None, None, contingency=1000 * joint) - mi) > 1e-3,
+           f"{mutual_info_score(None, None, contingency=1000 * joint):.4f} vs {mi:.4f} nats")
+empirical = counts / counts.sum()
+check_close("pitfall: normalized_mutual_info_score is I / ((H(X) + H(Y)) / 2), not I",
+            normalized_mutual_info_score(x_labels, y_labels),
+            mutual_information(empirical)
+            / (0.5 * (entropy(empirical.sum(axis=1)) + entropy(empirical.sum(axis=0)))),
+            rtol=1e-12)
+# --- end in code ---

@@ -52,6 +52,27 @@ check_close("dNLL/dz = softmax(z) - onehot vs finite differences", probs - oneho
 # 3. Known value: a model with equal logits pays log V nats per token, whatever the targets.
 check_close("uniform model: NLL = T log V", nll(np.zeros((T, V)), targets), T * np.log(V))
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# F.nll_loss takes log-probabilities (T, V) and target indices; float64 sums of 16 terms, each a
+# few ulps of |log p| (< 10) apart from the card's shifted log-softmax: 1e-12 of the NLL (> 10).
+log_probs, target_ids = torch.log_softmax(torch.tensor(logits), dim=1), torch.tensor(targets)
+check_close("F.nll_loss(log_softmax(z), x, reduction='sum') = NLL",
+            F.nll_loss(log_probs, target_ids, reduction="sum").item(), nll(logits, targets), rtol=1e-12)
+check_close("pitfall: the default reduction='mean' divides by the 16 tokens",
+            F.nll_loss(log_probs, target_ids).item() * T, nll(logits, targets), rtol=1e-12)
+check_close("pitfall: raw logits into nll_loss give -sum z[t, x_t], not normalized by log-sum-exp",
+            F.nll_loss(torch.tensor(logits), target_ids, reduction="sum").item(),
+            -logits[np.arange(T), targets].sum(), rtol=1e-12)
+# ignore_index=-100 drops a padded position from the sum and from the mean's count.
+padded = target_ids.clone()
+padded[-1] = -100
+check_close("pitfall: a target of -100 (ignore_index) leaves the mean over the other 15 tokens",
+            F.nll_loss(log_probs, padded).item(), nll(logits[:-1], targets[:-1]) / (T - 1), rtol=1e-12)
+# --- end in code ---
+
 # Per-token loss as a function of the probability given to the correct token.
 p = np.logspace(-6, 0, 400)
 fig, ax = figure("Per-token loss against probability of the correct token",

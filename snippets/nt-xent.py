@@ -75,6 +75,44 @@ check_close("invariant to permuting items", nt_xent(z1[perm], z2[perm], 0.5), nt
 check_true("a mismatched pairing raises the loss", nt_xent(z1, z2[perm], 0.5) > nt_xent(z1, z2, 0.5) + 0.1,
            f"{nt_xent(z1, z2[perm], 0.5):.3f} vs {nt_xent(z1, z2, 0.5):.3f}")
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+
+def torch_nt_xent(view1, view2, temperature, mask_self=True):
+    """The usual PyTorch recipe: cosine logits of all 2N views, self-pairs masked, cross_entropy."""
+    views = F.normalize(torch.tensor(np.concatenate([view1, view2])), dim=1)
+    logits = views @ views.T / temperature
+    if mask_self:
+        logits.fill_diagonal_(-torch.inf)
+    n_items = len(view1)
+    positives = torch.cat([torch.arange(n_items, 2 * n_items), torch.arange(n_items)])
+    return F.cross_entropy(logits, positives).item()
+
+
+# float64 log-softmax over 10 entries per row, then a mean of 10: 1e-12.
+check_close("F.cross_entropy(cosine logits / tau, other view), self masked = NT-Xent",
+            torch_nt_xent(z1, z2, 0.5), nt_xent(z1, z2, 0.5), rtol=1e-12)
+check_true("pitfall: leaving the self-similarity 1/tau in the denominator raises the loss",
+           torch_nt_xent(z1, z2, 0.5, mask_self=False) > nt_xent(z1, z2, 0.5) + 0.1,
+           f"{torch_nt_xent(z1, z2, 0.5, mask_self=False):.4f} vs {nt_xent(z1, z2, 0.5):.4f} nats")
+# --- end in code ---
+
+# --- in code: optax ---
+import jax  # noqa: E402
+import optax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+# optax.ntxent(embeddings, labels): rows with equal labels are positives; two views per label is
+# SimCLR's pairing. Same float64 log-softmax sums: 1e-12.
+views, item_labels = np.concatenate([z1, z2]), np.concatenate([np.arange(N), np.arange(N)])
+check_close("optax.ntxent(views, item labels, temperature=tau) = NT-Xent",
+            float(optax.ntxent(views, item_labels, temperature=0.5)), nt_xent(z1, z2, 0.5), rtol=1e-12)
+check_close("pitfall: the default temperature is 0.07",
+            float(optax.ntxent(views, item_labels)), nt_xent(z1, z2, 0.07), rtol=1e-12)
+# --- end in code ---
+
 fig, ax = figure("NT-Xent vs temperature", "temperature $\\tau$", "loss (nats)")
 taus = np.geomspace(0.02, 2, 60)
 for noise in [0.3, 1.0, 3.0]:

@@ -42,6 +42,29 @@ p_emp = counts / T
 cross_entropy = -np.sum(p_emp[p_emp > 0] * np.log(model_table[p_emp > 0]))
 check_close("per-token form = exp(H(P_data, p_theta)) over (prefix, token) pairs", ppl,
             np.exp(cross_entropy))
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# torch.exp(F.cross_entropy(logits, tokens)): log of the model's probabilities serve as logits.
+# A float64 mean of 5000 logs (each to a few ulps), then exp: 1e-10 as for long sums.
+model_logits = torch.tensor(np.log(model_table[prefixes]))
+check_close("torch.exp(F.cross_entropy(logits, x)) = PPL",
+            torch.exp(F.cross_entropy(model_logits, torch.tensor(tokens))).item(), ppl, rtol=1e-10)
+# With reduction="sum" the exponent is the total NLL: exp gives PPL^T (here over the first 20 tokens).
+first = slice(0, 20)
+check_close("pitfall: exp of a reduction='sum' loss is PPL^T, not PPL",
+            torch.exp(F.cross_entropy(model_logits[first], torch.tensor(tokens[first]),
+                                      reduction="sum")).item(),
+            perplexity(np.log(token_probs[first])) ** 20, rtol=1e-10)
+# Padding targets (ignore_index=-100) leave the mean over the real tokens only.
+padded = torch.tensor(np.concatenate([tokens[first], [-100, -100]]))
+padded_logits = torch.cat([model_logits[first], torch.zeros(2, V, dtype=torch.float64)])
+check_close("padding marked -100 is left out of the mean: PPL of the 20 real tokens",
+            torch.exp(F.cross_entropy(padded_logits, padded)).item(),
+            perplexity(np.log(token_probs[first])), rtol=1e-12)
+# --- end in code ---
+
 true_ppl = perplexity(np.log(data_table[prefixes, tokens]))
 check_true("the data-generating table scores lower perplexity than the model",
            true_ppl < ppl < V, f"true process {true_ppl:.3f} < model {ppl:.3f} < V = {V}")

@@ -75,3 +75,38 @@ ax.plot(grid, relu_grad(grid), color="gray", lw=1, label="ReLU'(x), with ReLU'(0
 ax.set_xlim(-4, 4)
 ax.set_ylim(-0.5, 4)
 ax.legend()
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+
+def torch_grad(function, points):
+    """d/dx of an elementwise torch function at each point, by autograd."""
+    t = torch.tensor(points, requires_grad=True)
+    function(t).sum().backward()
+    return t.grad.numpy()
+
+
+# max(0, x) is exact in floating point, so the values agree bit for bit: rtol 0.
+check_close("torch.relu(x) = max(0, x)", torch.relu(torch.tensor(x)).numpy(), relu(x), rtol=0)
+check_close("torch.relu's gradient is the card's, 0 at x = 0", torch_grad(torch.relu, x), relu_grad(x),
+            rtol=0)
+zeros = np.array([0.0, -0.0])
+check_close("pitfall: clamp(x, min=0) has the same values but gradient 1 at x = 0",
+            torch_grad(lambda t: torch.clamp(t, min=0.0), zeros), relu_grad(zeros) + 1.0, rtol=0)
+check_close("pitfall: torch.maximum(x, 0) splits the gradient at a tie: 1/2 at x = 0",
+            torch_grad(lambda t: torch.maximum(t, torch.zeros_like(t)), zeros), relu_grad(zeros) + 0.5,
+            rtol=0)
+# --- end in code ---
+
+# --- in code: jax ---
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+relu_grad_jax = jax.vmap(jax.grad(jax.nn.relu))
+check_close("jax.nn.relu(x) = max(0, x), gradient 0 at x = 0",
+            [np.asarray(jax.nn.relu(x)), np.asarray(relu_grad_jax(x))], [relu(x), relu_grad(x)], rtol=0)
+check_close("pitfall: jnp.maximum(x, 0) has gradient 1/2 at x = 0",
+            np.asarray(jax.vmap(jax.grad(lambda t: jax.numpy.maximum(t, 0.0)))(zeros)),
+            relu_grad(zeros) + 0.5, rtol=0)
+# --- end in code ---

@@ -52,3 +52,33 @@ check_close("unnormalized target: gradient is (sum y) p - y", y_raw.sum() * p - 
             rtol=1e-6, atol=1e-9)
 check_true("unnormalized target: p - y does not match", np.abs(grad(z, y_raw) - fd_raw).max() > 0.1,
            f"max mismatch {np.abs(grad(z, y_raw) - fd_raw).max():.2f}")
+
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+
+def torch_logit_grad(logit_rows, target, **options):
+    """Autograd of F.cross_entropy with respect to the logits, as a numpy array."""
+    logits = torch.tensor(logit_rows, requires_grad=True)
+    F.cross_entropy(logits, torch.tensor(target), **options).backward()
+    return logits.grad.numpy()
+
+
+# float64 softmax over 10 logits minus the target: a few ulps of entries <= 1, so 1e-12 relative
+# with atol 1e-15 for the near-zero entries.
+check_close("autograd of F.cross_entropy(z, class 3, reduction='sum') = p - y",
+            torch_logit_grad(z[None, :], np.array([3]), reduction="sum")[0], grad(z, y_hard),
+            rtol=1e-12, atol=1e-15)
+check_close("... and with target probabilities y (summing to 1)",
+            torch_logit_grad(z[None, :], y_soft[None, :], reduction="sum")[0], grad(z, y_soft),
+            rtol=1e-12, atol=1e-15)
+check_close("pitfall: target weights summing to 2.5 give (sum y) p - y, not p - y",
+            torch_logit_grad(z[None, :], y_raw[None, :], reduction="sum")[0], y_raw.sum() * p - y_raw,
+            rtol=1e-12, atol=1e-15)
+batch_z = np.stack([z, -z, 0.5 * z, 2 * z])
+check_close("pitfall: the default reduction='mean' divides each row's gradient by the batch size 4",
+            4 * torch_logit_grad(batch_z, np.array([3, 0, 7, 3])),
+            [grad(row, np.eye(V)[k]) for row, k in zip(batch_z, [3, 0, 7, 3], strict=True)],
+            rtol=1e-12, atol=1e-15)
+# --- end in code ---

@@ -3,7 +3,7 @@
 import math
 
 import numpy as np
-from cardcheck import check_close
+from cardcheck import check_close, check_true
 from cardplot import figure
 from scipy.optimize import minimize_scalar
 from scipy.special import expit, lambertw, ndtr
@@ -53,6 +53,25 @@ res = minimize_scalar(lambda v: float(swish(np.array(v))), bounds=(-5, 0), metho
 w = float(lambertw(1 / math.e).real)
 check_close("argmin of SiLU = -1 - W(1/e)", res.x, -1 - w, rtol=1e-6)
 check_close("min of SiLU = -W(1/e) ~ -0.2785", res.fun, -w, rtol=1e-9)
+
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# Swish_1 is F.silu; the layer is written out, as in LLaMA-style code. float64 products of 8- and
+# 12-term sums, a few ulps each: 1e-12 relative, with atol 1e-12 for entries near zero.
+xt, Wgt, Wut, Wdt = (torch.tensor(m) for m in (x, Wg, Wu, Wd))
+check_close("(F.silu(x @ W_gate) * (x @ W_up)) @ W_down = FFN_SwiGLU",
+            ((F.silu(xt @ Wgt) * (xt @ Wut)) @ Wdt).numpy(), out, rtol=1e-12, atol=1e-12)
+# F.glu(h) splits h's last dimension into halves (a, b) and returns a * sigmoid(b): the first half
+# is the value, the second the gate, and the gate gets a sigmoid, not Swish.
+halves = torch.cat([xt @ Wut, xt @ Wgt], dim=-1)
+check_close("pitfall: F.glu([x W_up | x W_gate]) gates with sigmoid: (sigmoid(x W_gate) * x W_up) W_down",
+            (F.glu(halves, dim=-1) @ Wdt).numpy(), (expit(x @ Wg) * (x @ Wu)) @ Wd, rtol=1e-12, atol=1e-12)
+check_true("pitfall: ... which is GLU, not SwiGLU",
+           np.abs((F.glu(halves, dim=-1) @ Wdt).numpy() - out).max() > 0.1,
+           f"max difference {np.abs((F.glu(halves, dim=-1) @ Wdt).numpy() - out).max():.2f}")
+# --- end in code ---
 
 fig, ax = figure("Gate activations", "pre-activation  u", "activation")
 grid = np.linspace(-4, 3, 300)

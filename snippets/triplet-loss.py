@@ -86,6 +86,32 @@ act3 = np.array(ref3) > 0
 check_close("3-D batch: anchor gradient 2 (n - p) on active triplets, 0 elsewhere",
             triplet_grad_anchor(a3, p3, n3, 0.2), 2 * (n3 - p3) * act3[..., None], rtol=1e-12)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+ta, tp, tn = torch.tensor(a), torch.tensor(p), torch.tensor(n)
+# FaceNet's squared distance needs TripletMarginWithDistanceLoss; float64 sums of 8 squares: 1e-12
+# relative, with an atol of a few ulps of the squared distances (<= 4) for the hinge's near-zeros.
+facenet = torch.nn.TripletMarginWithDistanceLoss(
+    distance_function=lambda x1, x2: ((x1 - x2) ** 2).sum(dim=-1), margin=0.2, reduction="none")
+check_close("TripletMarginWithDistanceLoss(squared L2, margin=0.2) = FaceNet's loss",
+            facenet(ta, tp, tn).numpy(), triplet_loss(a, p, n), rtol=1e-12, atol=1e-14)
+# TripletMarginLoss defaults: L2 distance (not squared), margin 1.0, batch mean, and eps = 1e-6
+# added to a - p before the norm; with eps=0 it is the card's non-squared variant exactly.
+check_close("pitfall: TripletMarginLoss(eps=0, reduction='none') is the non-squared L2 loss, margin 1",
+            F.triplet_margin_loss(ta, tp, tn, eps=0.0, reduction="none").numpy(),
+            triplet_loss(a, p, n, 1.0, squared=False), rtol=1e-12, atol=1e-14)
+# The default eps moves each distance by at most eps sqrt(d) (triangle inequality), so the two
+# distances of a triplet by at most 2 eps sqrt(8) = 5.7e-6 in all.
+check_close("pitfall: the defaults average that loss over the batch, up to eps = 1e-6 in each distance",
+            F.triplet_margin_loss(ta, tp, tn).item(), triplet_loss(a, p, n, 1.0, squared=False).mean(),
+            atol=2 * 1e-6 * np.sqrt(d))
+check_true("pitfall: the default loss is not FaceNet's squared loss with margin 0.2",
+           abs(F.triplet_margin_loss(ta, tp, tn).item() - triplet_loss(a, p, n).mean()) > 0.1,
+           f"{F.triplet_margin_loss(ta, tp, tn).item():.4f} vs {triplet_loss(a, p, n).mean():.4f}")
+# --- end in code ---
+
 fig, ax = figure("Triplet loss as a function of the distance gap", "$d(a,n) - d(a,p)$ (squared L2)",
                  "loss")
 gap = np.linspace(-1, 1, 401)

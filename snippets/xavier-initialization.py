@@ -106,3 +106,31 @@ ax.semilogy(layers, xt, label="tanh, Xavier")
 ax.semilogy(layers, xr, label="ReLU, Xavier")
 ax.semilogy(layers, hr, "--", label=r"ReLU, He ($2/n_{in}$)")
 ax.legend()
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+torch.manual_seed(0)
+# torch stores a Linear weight as (n_out, n_in); xavier_uniform_ reads fan_in = n_in from dim 1.
+# 65,536 draws: the largest |W| is within 0.1% of the bound a except with probability
+# 0.999^65536 = e^-65, and the variance is checked within 5 standard errors, as above.
+n_in, n_out = 512, 128
+a = xavier_bound(n_in, n_out)
+se = np.sqrt((stats.uniform(loc=-a, scale=2 * a).moment(4) - (a * a / 3) ** 2) / (n_in * n_out))
+W_torch = torch.nn.init.xavier_uniform_(torch.empty(n_out, n_in, dtype=torch.float64)).numpy()
+check_true("xavier_uniform_ fills U[-a, a], a = sqrt(6 / (n_in + n_out))",
+           0.999 * a < np.abs(W_torch).max() <= a, f"max |W| = {np.abs(W_torch).max():.5f}, a = {a:.5f}")
+check_close("xavier_uniform_: variance 2 / (n_in + n_out) (5 s.e.)", W_torch.var(), 2 / (n_in + n_out),
+            atol=5 * se)
+tanh_gain = torch.nn.init.calculate_gain("tanh")
+W_tanh = torch.nn.init.xavier_uniform_(torch.empty(n_out, n_in, dtype=torch.float64), gain=tanh_gain).numpy()
+check_true("gain=calculate_gain('tanh') = 5/3 widens the bound to 5/3 a",
+           tanh_gain == 5 / 3 and 0.999 * xavier_bound(n_in, n_out, 5 / 3) < np.abs(W_tanh).max()
+           <= xavier_bound(n_in, n_out, 5 / 3), f"max |W| = {np.abs(W_tanh).max():.5f}")
+# nn.Linear's own initialization is kaiming_uniform_(a=sqrt(5)): U[-1/sqrt(n_in), 1/sqrt(n_in)],
+# Glorot's "standard" heuristic with n Var = 1/3, not Xavier.
+W_linear = torch.nn.Linear(n_in, n_out).weight.detach().numpy()
+check_true("pitfall: nn.Linear's default is U[-1/sqrt(n_in), 1/sqrt(n_in)], not the Xavier bound",
+           0.999 / np.sqrt(n_in) < np.abs(W_linear).max() <= 1 / np.sqrt(n_in) < 0.9 * a,
+           f"max |W| = {np.abs(W_linear).max():.5f}, 1/sqrt(n_in) = {1 / np.sqrt(n_in):.5f}, a = {a:.5f}")
+# --- end in code ---

@@ -48,7 +48,10 @@ class Visit:
                 r.abort()
 
         page.route("**/*", route)
-        page.on("requestfailed", lambda req: self.failed.append(req.url))
+        # A load the next navigation cancelled (the search worker's scripts, fetched as a page
+        # opens) is no failure of the site.
+        page.on("requestfailed",
+                lambda req: req.failure != "net::ERR_ABORTED" and self.failed.append(req.url))
         page.on("response", lambda res: res.status >= 400 and self.failed.append(f"{res.status} {res.url}"))
 
     def open(self, url: str) -> Page:
@@ -90,7 +93,7 @@ def accessible_image_names(tree: str) -> list[str]:
             for item in node:
                 walk(item)
 
-    walk(yaml.safe_load(tree))
+    walk(yaml.load(tree, Loader=yaml.BaseLoader))  # every scalar a string: code text such as `=` too
     return found
 
 

@@ -30,15 +30,20 @@ def tagged_cards(cards: list[Card]) -> dict[str, tuple[str, list[Card]]]:
     return found
 
 
+def has_page(members: list[Card]) -> bool:
+    """Whether a tag carried by these cards gets a page of its own (SHARED_BY cards or more)."""
+    return len(members) >= SHARED_BY
+
+
 def shared_tags(tags: dict[str, tuple[str, list[Card]]]) -> dict[str, tuple[str, list[Card]]]:
-    """The tags that get a page: those carried by SHARED_BY cards or more."""
-    return {slug: entry for slug, entry in tags.items() if len(entry[1]) >= SHARED_BY}
+    """The tags that get a page."""
+    return {slug: entry for slug, entry in tags.items() if has_page(entry[1])}
 
 
 def tag_links(card: Card, tags: dict[str, tuple[str, list[Card]]]) -> list[tuple[str, str | None]]:
     """A card's tags as (name, site-relative URL of the tag page), for the theme's tag list; the
     URL is None for a tag no other card carries."""
-    return [(tag, f"tags/{tag_slug(tag)}/" if len(tags[tag_slug(tag)][1]) >= SHARED_BY else None)
+    return [(tag, f"tags/{tag_slug(tag)}/" if has_page(tags[tag_slug(tag)][1]) else None)
             for tag in dict.fromkeys(card.tags)]
 
 
@@ -54,7 +59,7 @@ def render_tag_page(name: str, members: list[Card]) -> str:
 
 
 def _index_target(slug: str, members: list[Card]) -> str:
-    return f"{slug}.md" if len(members) >= SHARED_BY else f"../cards/{members[0].id}.md"
+    return f"{slug}.md" if has_page(members) else f"../cards/{members[0].id}.md"
 
 
 def render_tags_index(tags: dict[str, tuple[str, list[Card]]]) -> str:

@@ -100,3 +100,14 @@ def test_a_failure_outside_the_regions_names_no_library(snippets: Path) -> None:
               "check_true('the formula itself', False)\n")
     result = run_snippet(job(snippets, "formula", source), snippets)
     assert not result.ok and result.line == 5 and "in code" not in result.error
+
+
+def test_every_library_the_build_runs_regions_of_is_pinned_in_its_requirements() -> None:
+    from conftest import ROOT
+
+    from eqcards.snippets.regions import BUILD_LIBRARIES
+
+    pinned = {line.split("==")[0].strip().lower().replace("_", "-")
+              for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+              if "==" in line and not line.startswith("#")}
+    assert BUILD_LIBRARIES <= pinned, BUILD_LIBRARIES - pinned

@@ -86,6 +86,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("group_norm", "groupnorm"),
     ("xavier_uniform", "xavier-initialization"),
     ("mutual_info_score", "mutual-information"),
+    # batch ic-optim (optimizers, schedules, pretraining objectives): each card's main library call
+    ("scale_by_factored_rms", "adafactor"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

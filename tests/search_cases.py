@@ -88,6 +88,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("mutual_info_score", "mutual-information"),
     # batch ic-optim (optimizers, schedules, pretraining objectives): each card's main library call
     ("scale_by_factored_rms", "adafactor"),
+    ("optax.lion", "lion"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

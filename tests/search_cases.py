@@ -89,6 +89,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # batch ic-optim (optimizers, schedules, pretraining objectives): each card's main library call
     ("scale_by_factored_rms", "adafactor"),
     ("optax.lion", "lion"),
+    ("schedule_free", "schedule-free-adamw"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -90,6 +90,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("scale_by_factored_rms", "adafactor"),
     ("optax.lion", "lion"),
     ("schedule_free", "schedule-free-adamw"),
+    ("warmup_exponential_decay_schedule", "warmup-stable-decay"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

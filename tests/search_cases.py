@@ -91,6 +91,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("optax.lion", "lion"),
     ("schedule_free", "schedule-free-adamw"),
     ("warmup_exponential_decay_schedule", "warmup-stable-decay"),
+    ("LambdaLR", "inverse-sqrt-schedule"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -92,6 +92,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("schedule_free", "schedule-free-adamw"),
     ("warmup_exponential_decay_schedule", "warmup-stable-decay"),
     ("LambdaLR", "inverse-sqrt-schedule"),
+    ("torch.optim.Muon", "muon"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

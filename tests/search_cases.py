@@ -93,6 +93,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("warmup_exponential_decay_schedule", "warmup-stable-decay"),
     ("LambdaLR", "inverse-sqrt-schedule"),
     ("torch.optim.Muon", "muon"),
+    ("mse_loss", "hidden-state-distillation"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -45,7 +45,7 @@ def tensor_bytes(tensors):
 
 
 def adam_state_tensors(params):
-    """Run one torch.optim.Adam step on params (zero gradients of their dtype) and return its state tensors."""
+    """One torch.optim.Adam step on params (zero gradients of their dtype); returns its state tensors."""
     opt = torch.optim.Adam(params, lr=1e-3)
     for p in params:
         p.grad = torch.zeros_like(p)
@@ -70,7 +70,7 @@ check_close("fp16 weights and grads + fp32 master with torch.optim.Adam's exp_av
 # Adam on 16-bit weights directly keeps its moments in their dtype, with no fp32 copy at all.
 bf16 = [torch.zeros(s, dtype=torch.bfloat16, requires_grad=True) for s in shapes]
 state = adam_state_tensors(bf16)
-check_close("pitfall: Adam on bf16 weights keeps bf16 moments and no master copy: 2 + 2 + 2 + 2 = 8 bytes each",
+check_close("pitfall: Adam on bf16 weights keeps bf16 moments, no master copy: 2 + 2 + 2 + 2 = 8 bytes each",
             tensor_bytes(bf16) + tensor_bytes(p.grad for p in bf16) + tensor_bytes(state),
             adam_model_state_bytes(n_params, master_bytes=0, moment_bytes=2) + 4 * len(shapes), rtol=0)
 # fp32 weights under torch.autocast (16-bit only inside the forward pass) also come to 16: 4 + 4 + 4 + 4.
@@ -78,5 +78,6 @@ fp32 = [torch.zeros(s, requires_grad=True) for s in shapes]
 state = adam_state_tensors(fp32)
 check_close("fp32 weights (autocast): 4 + 4 + 4 + 4 = the same 16 bytes, split differently",
             tensor_bytes(fp32) + tensor_bytes(p.grad for p in fp32) + tensor_bytes(state),
-            adam_model_state_bytes(n_params, weight_bytes=4, grad_bytes=4, master_bytes=0) + 4 * len(shapes), rtol=0)
+            adam_model_state_bytes(n_params, weight_bytes=4, grad_bytes=4, master_bytes=0) + 4 * len(shapes),
+            rtol=0)
 # --- end in code ---

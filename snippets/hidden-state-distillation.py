@@ -86,7 +86,8 @@ import torch.nn.functional as F  # noqa: E402
 projection = torch.nn.Linear(d_s, d_t, bias=False, dtype=torch.float64)
 with torch.no_grad():
     projection.weight.copy_(torch.tensor(W.T))
-loss = sum(F.mse_loss(projection(torch.tensor(h_s[m])), torch.tensor(h_t[g - 1])) for m, g in enumerate(mapping))
+loss = sum(F.mse_loss(projection(torch.tensor(h_s[m])), torch.tensor(h_t[g - 1]))
+           for m, g in enumerate(mapping))
 loss.backward()
 # A sum of 4 means of 42 squares each, float64 on both sides: rtol 1e-12.
 check_close("sum_m F.mse_loss(Linear(d_S, d_T, bias=False)(H_S), H_T) = L_hid (mean over n d_T entries)",

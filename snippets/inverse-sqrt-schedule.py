@@ -77,7 +77,8 @@ try:
     divides_by_zero = False
 except ZeroDivisionError:
     divides_by_zero = True
-check_true("pitfall: in Python floats the rule raises ZeroDivisionError when LambdaLR is built", divides_by_zero)
+check_true("pitfall: in Python floats the rule raises ZeroDivisionError when LambdaLR is built",
+           divides_by_zero)
 check_close("fix: the rule at k + 1 gives the k-th step the card's lr(k + 1)",
             lambda_lr_path(lambda k: inverse_sqrt_lr(k + 1), 10_000), lr[1:10_001], rtol=1e-12)
 # --- end in code ---

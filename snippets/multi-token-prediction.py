@@ -142,7 +142,8 @@ check_close("sum over heads i of F.cross_entropy(head_logits[i-1, :T-i], x[i:], 
 check_close("DeepSeek: lambda / D sum_k F.cross_entropy(depth k, t[k+1:], reduction='sum') / T = L_MTP",
             lam / D * sum(torch_heads(depth_logits, tokens, 1, "sum")) / T, got, rtol=1e-12)
 check_close("pitfall: the default reduction='mean' divides depth k by its T - k terms, not by T",
-            lam * np.mean(torch_heads(depth_logits, tokens, 1, "mean")), lam * np.mean(mean_over_terms), rtol=1e-12)
+            lam * np.mean(torch_heads(depth_logits, tokens, 1, "mean")), lam * np.mean(mean_over_terms),
+            rtol=1e-12)
 # --- end in code ---
 
 fig, ax = figure("Best achievable loss of each head on a Markov chain", "offset i of the head",

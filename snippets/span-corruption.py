@@ -148,7 +148,8 @@ check_close("F.cross_entropy(target_logits, y, reduction='sum') = L_span",
             F.cross_entropy(torch.tensor(lg), torch.tensor(tg), reduction="sum").item(), span_loss(lg, tg),
             rtol=1e-12)
 check_close("pitfall: the default reduction='mean' divides by the |y| = 9 target tokens",
-            F.cross_entropy(torch.tensor(lg), torch.tensor(tg)).item() * len(tg), span_loss(lg, tg), rtol=1e-12)
+            F.cross_entropy(torch.tensor(lg), torch.tensor(tg)).item() * len(tg), span_loss(lg, tg),
+            rtol=1e-12)
 # --- end in code ---
 
 fig, ax = figure("Noise-span lengths, 30 noise tokens in 10 spans", "span length (tokens)", "probability")

@@ -88,16 +88,19 @@ s_all = np.arange(0, 1301)
 at_every_step = lambda schedule: np.asarray(jax.vmap(schedule)(s_all))  # noqa: E731
 # Each value is a power or a ratio of float64 numbers: rtol 1e-12 is thousands of ulps.
 check_close("optax.join_schedules([linear 0 -> eta over W, constant eta, linear eta -> 0 over 100], [W, T])",
-            at_every_step(optax.join_schedules([optax.linear_schedule(0.0, eta, W), optax.constant_schedule(eta),
+            at_every_step(optax.join_schedules([optax.linear_schedule(0.0, eta, W),
+                                                optax.constant_schedule(eta),
                                                 optax.linear_schedule(eta, 0.0, 100)], [W, T])),
             sched(s_all, f=f_lin), rtol=1e-12, atol=1e-18)
 check_close("optax.warmup_exponential_decay_schedule(0, eta, W, 50, 0.5, transition_begin = T - W)",
-            at_every_step(optax.warmup_exponential_decay_schedule(0.0, eta, W, half, 0.5, transition_begin=T - W)),
+            at_every_step(optax.warmup_exponential_decay_schedule(0.0, eta, W, half, 0.5,
+                                                                  transition_begin=T - W)),
             sched(s_all), rtol=1e-12, atol=1e-18)
 # join_schedules hands each piece the steps since its boundary, so transition_begin counts from the end of
 # the warmup: passing T itself starts the decay W steps late.
 check_close("pitfall: transition_begin = T starts the decay at T + W",
-            at_every_step(optax.warmup_exponential_decay_schedule(0.0, eta, W, half, 0.5, transition_begin=T)),
+            at_every_step(optax.warmup_exponential_decay_schedule(0.0, eta, W, half, 0.5,
+                                                                  transition_begin=T)),
             sched(s_all, T_=T + W), rtol=1e-12, atol=1e-18)
 # --- end in code ---
 

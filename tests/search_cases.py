@@ -91,6 +91,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("optax.lion", "lion"),
     ("schedule_free", "schedule-free-adamw"),
     ("warmup_exponential_decay_schedule", "warmup-stable-decay"),
+    ("SequentialLR", "warmup-stable-decay"),
     ("LambdaLR", "inverse-sqrt-schedule"),
     ("torch.optim.Muon", "muon"),
     ("mse_loss", "hidden-state-distillation"),

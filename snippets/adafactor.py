@@ -92,3 +92,48 @@ check_close("zero gradients leave eps1 = 1e-30 per entry: R = (1 - beta2) m eps1
 rows, cols = 4096, 16384
 check_true("4096 x 16384: 20 480 statistics instead of 67 108 864 (0.03%)",
            rows + cols == 20_480 and rows * cols == 67_108_864, f"ratio {(rows + cols) / (rows * cols):.2e}")
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+# A gradient whose square is the card's V, taken once: Adafactor's first beta2 is 1 - 1^-0.8 = 0, so its
+# statistics are exactly those of V. One step from theta0; a handful of float64 operations per entry,
+# so rtol 1e-12 is thousands of ulps.
+G = np.sqrt(V)
+theta0 = V - 1.0
+x = torch.tensor(theta0, requires_grad=True)
+opt = torch.optim.Adafactor([x], lr=0.01)
+x.grad = torch.tensor(G)
+opt.step()
+state = opt.state[x]
+check_close("Adafactor's row_var, col_var are the row and column means: m row_var = R, n col_var = C",
+            np.concatenate([m * state["row_var"].numpy().ravel(), n * state["col_var"].numpy().ravel()]),
+            np.concatenate([V.sum(axis=1), V.sum(axis=0)]), rtol=1e-12)
+direction = G / np.sqrt(V_hat)
+rms = lambda a: np.sqrt(np.mean(a**2))  # noqa: E731
+check_close("pitfall: lr is not the step size: the step is min(lr, 1/sqrt t) max(1e-3, RMS(theta)) "
+            "G / sqrt(V_hat), then clipped to RMS 1",
+            theta0 - x.detach().numpy(), 0.01 * max(1e-3, rms(theta0)) * direction / max(1.0, rms(direction)),
+            rtol=1e-12)
+# --- end in code ---
+
+# --- in code: optax ---
+import jax  # noqa: E402
+import optax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+# Same one step of G = sqrt(V); optax adds eps1 = 1e-30 to G^2, 1e-30 relative to V's entries here.
+
+
+def factored_rms_step(**options):
+    """optax.scale_by_factored_rms's first update of G (its first decay is 0, so it sees G^2 alone)."""
+    scaling = optax.scale_by_factored_rms(**options)
+    params = jax.numpy.asarray(theta0)
+    return np.asarray(scaling.update(jax.numpy.asarray(G), scaling.init(params), params)[0])
+
+
+check_close("scale_by_factored_rms(min_dim_size_to_factor=1) scales G by 1 / sqrt(V_hat)",
+            factored_rms_step(min_dim_size_to_factor=1), G / np.sqrt(V_hat), rtol=1e-12)
+check_close("pitfall: by default only matrices with two dimensions >= 128 are factored: this 4 x 6 "
+            "keeps the full V", factored_rms_step(), G / np.sqrt(V), rtol=1e-12)
+# --- end in code ---

@@ -35,3 +35,49 @@ check_close("1.5B parameters -> 24 GB", adam_model_state_bytes(1.5e9) / 1e9, 24.
 opt_share = 12 / 16
 check_true("optimizer states are 75% of model state",
            np.isclose(sum(b.nbytes for b in buffers if b.dtype == np.float32) / measured, opt_share))
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+
+def tensor_bytes(tensors):
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def adam_state_tensors(params):
+    """One torch.optim.Adam step on params (zero gradients of their dtype); returns its state tensors."""
+    opt = torch.optim.Adam(params, lr=1e-3)
+    for p in params:
+        p.grad = torch.zeros_like(p)
+    opt.step()
+    return [t for state in opt.state.values() for t in state.values()]
+
+
+# Mixed precision as the card counts it: 16-bit working weights and gradients, and Adam run on fp32 master
+# copies, whose fp32 gradients are freed once the step is taken.
+working = [torch.zeros(s, dtype=torch.float16, requires_grad=True) for s in shapes]
+for w in working:
+    w.grad = torch.zeros_like(w)
+master = [w.detach().float() for w in working]
+state = adam_state_tensors(master)
+for p in master:
+    p.grad = None
+# Adam's state also holds its step count, a float32 scalar tensor per parameter tensor: 4 bytes per tensor.
+check_close("fp16 weights and grads + fp32 master with torch.optim.Adam's exp_avg, exp_avg_sq = 16 N bytes "
+            "(+ 4 per tensor for the step count)",
+            tensor_bytes(working) + tensor_bytes(w.grad for w in working) + tensor_bytes(master + state),
+            adam_model_state_bytes(n_params) + 4 * len(shapes), rtol=0)
+# Adam on 16-bit weights directly keeps its moments in their dtype, with no fp32 copy at all.
+bf16 = [torch.zeros(s, dtype=torch.bfloat16, requires_grad=True) for s in shapes]
+state = adam_state_tensors(bf16)
+check_close("pitfall: Adam on bf16 weights keeps bf16 moments, no master copy: 2 + 2 + 2 + 2 = 8 bytes each",
+            tensor_bytes(bf16) + tensor_bytes(p.grad for p in bf16) + tensor_bytes(state),
+            adam_model_state_bytes(n_params, master_bytes=0, moment_bytes=2) + 4 * len(shapes), rtol=0)
+# fp32 weights under torch.autocast (16-bit only inside the forward pass) also come to 16: 4 + 4 + 4 + 4.
+fp32 = [torch.zeros(s, requires_grad=True) for s in shapes]
+state = adam_state_tensors(fp32)
+check_close("fp32 weights (autocast): 4 + 4 + 4 + 4 = the same 16 bytes, split differently",
+            tensor_bytes(fp32) + tensor_bytes(p.grad for p in fp32) + tensor_bytes(state),
+            adam_model_state_bytes(n_params, weight_bytes=4, grad_bytes=4, master_bytes=0) + 4 * len(shapes),
+            rtol=0)
+# --- end in code ---

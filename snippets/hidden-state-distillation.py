@@ -77,3 +77,31 @@ for _ in range(300):
     losses.append(hidden_distill_loss(h_s, h_t, Wk, mapping))
 check_close("300 gradient steps reach the least-squares minimum", losses[-1],
             hidden_distill_loss(h_s, h_t, W_star, mapping), rtol=1e-8)
+
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# nn.Linear computes h @ weight.T + bias: the card's W_h is weight.T, of shape (d_T, d_S).
+projection = torch.nn.Linear(d_s, d_t, bias=False, dtype=torch.float64)
+with torch.no_grad():
+    projection.weight.copy_(torch.tensor(W.T))
+loss = sum(F.mse_loss(projection(torch.tensor(h_s[m])), torch.tensor(h_t[g - 1]))
+           for m, g in enumerate(mapping))
+loss.backward()
+# A sum of 4 means of 42 squares each, float64 on both sides: rtol 1e-12.
+check_close("sum_m F.mse_loss(Linear(d_S, d_T, bias=False)(H_S), H_T) = L_hid (mean over n d_T entries)",
+            loss.item(), hidden_distill_loss(h_s, h_t, W, mapping), rtol=1e-12)
+check_close("autograd's weight.grad is the card's dL/dW_h transposed",
+            projection.weight.grad.numpy(), hidden_distill_grad(h_s, h_t, W, mapping).T, rtol=1e-12)
+try:
+    with torch.no_grad():
+        projection.weight.copy_(torch.tensor(W))
+    untransposed_refused = False
+except RuntimeError:
+    untransposed_refused = True
+check_true("pitfall: the weight is (d_T, d_S): the card's (d_S, d_T) W_h copied in as it is is refused",
+           untransposed_refused)
+check_true("pitfall: left out, bias=True adds d_T learned offsets the card's W_h does not have",
+           tuple(torch.nn.Linear(d_s, d_t).bias.shape) == (d_t,))
+# --- end in code ---

@@ -50,6 +50,39 @@ check_true("warmup 8000: peak moves to step 8000", int(np.argmax(lr8)) + 1 == 80
 check_close("...and after both peaks the two curves coincide (warmup only sets the ramp)",
             lr8[8000:], lr[8001:], rtol=1e-12)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+
+
+def lambda_lr_path(rule, steps):
+    """The learning rate torch.optim.lr_scheduler.LambdaLR gives each of the optimizer's steps (base lr 1)."""
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(opt, rule)
+    path = []
+    for _ in range(steps):
+        path.append(opt.param_groups[0]["lr"])
+        opt.step()
+        scheduler.step()
+    return np.array(path)
+
+
+# LambdaLR multiplies the base lr by rule(k) for the k-th step: one product per value, so rtol 1e-12.
+check_close("LambdaLR(opt, inverse_sqrt_lr), base lr 1: the optimizer's step k gets lr(k), k = 0..9999",
+            lambda_lr_path(inverse_sqrt_lr, 10_000), lr[:10_000], rtol=1e-12)
+# The scheduler calls the rule at k = 0 when it is built, so the first step trains at lr 0 (numpy's
+# 0^-1/2 = inf loses to the warmup branch's 0), and the formula written with Python floats fails there.
+check_true("pitfall: the first optimizer step gets lr(0) = 0", lambda_lr_path(inverse_sqrt_lr, 1)[0] == 0.0)
+try:
+    lambda_lr_path(lambda k: 512**-0.5 * min(k**-0.5, k * 4000**-1.5), 1)
+    divides_by_zero = False
+except ZeroDivisionError:
+    divides_by_zero = True
+check_true("pitfall: in Python floats the rule raises ZeroDivisionError when LambdaLR is built",
+           divides_by_zero)
+check_close("fix: the rule at k + 1 gives the k-th step the card's lr(k + 1)",
+            lambda_lr_path(lambda k: inverse_sqrt_lr(k + 1), 10_000), lr[1:10_001], rtol=1e-12)
+# --- end in code ---
+
 fig, ax = figure("Inverse square-root schedule (Vaswani et al.)", "training step", "learning rate")
 for d, w in [(512, 4000), (512, 8000), (1024, 4000)]:
     ax.plot(steps, inverse_sqrt_lr(steps, d, w), label=f"$d_{{model}}$ = {d}, warmup = {w}")

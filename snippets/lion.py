@@ -88,6 +88,42 @@ check_true("the one-beta form sign(m_t) is a different optimizer (updates differ
            np.mean(np.array(path_one) != np.sign(-cs)) > 0.01,
            f"{np.mean(np.array(path_one) != np.sign(-cs)):.1%} of coordinate updates differ")
 
+# --- in code: optax ---
+import jax  # noqa: E402
+import optax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+
+
+def optax_lion(**options):
+    """optax.lion with the run's learning rates as its schedule, replaying the recorded gradients."""
+    opt = optax.lion(lambda count: jax.numpy.asarray(lrs)[count], **options)
+    params = jax.numpy.zeros(D)
+    state = opt.init(params)
+    for g in gs:
+        updates, state = opt.update(jax.numpy.asarray(g), state, params)
+        params = optax.apply_updates(params, updates)
+    return np.asarray(params)
+
+
+def card_lion(wd):
+    """The card's lion_step over the same gradients and learning rates, with decay wd."""
+    theta, m = np.zeros(D), np.zeros(D)
+    for g, lr in zip(gs, lrs, strict=True):
+        theta, m, _ = lion_step(theta, m, g, lr, wd=wd)
+    return theta
+
+
+# 400 steps of +-lr and a decay: the same operations in the same order, only the additions of the
+# schedule's float64 rates differ by ulps; 1e-12 relative is ample (a sign flip would move by 2 lr).
+check_close("optax.lion(schedule, b1 = 0.9, b2 = 0.99, weight_decay = 0.1) = the card, 400 steps",
+            optax_lion(weight_decay=0.1), card_lion(0.1), rtol=1e-12)
+check_close("pitfall: weight_decay defaults to 1e-3, not 0", optax_lion(), card_lion(1e-3), rtol=1e-12)
+check_true("... which moves the run away from the card's undecayed one",
+           np.abs(optax_lion() - thetas[-1]).max() > 1e-5,
+           f"max difference {np.abs(optax_lion() - thetas[-1]).max():.2e}")
+# --- end in code ---
+
 fig, ax = figure("Lion on a 5-D quadratic (noisy gradients, linear lr decay)", "step", "loss")
 ax.semilogy([loss(t) for t in thetas], label="Lion ($\\beta_1$ = 0.9, $\\beta_2$ = 0.99)")
 ax.legend()

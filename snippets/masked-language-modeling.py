@@ -84,6 +84,41 @@ check_close("logits spanning ~1e5 stay finite", mlm_loss(100 * logits, x, s),
                      for b in range(3) for t in range(9) if s[b, t]]),
             rtol=1e-12)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# Section 4's batch: logits (3, 9, 5) spanning ~1e3, labels -100 where a position was not selected. One
+# log-softmax and a mean of 3 x 9 terms in float64 on either side: rtol 1e-12.
+t_logits, t_labels = torch.tensor(logits), torch.tensor(labels)
+check_close("F.cross_entropy(logits.transpose(1, 2), labels) with -100 at unselected positions = L_MLM",
+            F.cross_entropy(t_logits.transpose(1, 2), t_labels).item(), mlm_loss(logits, x, s), rtol=1e-12)
+check_close("pitfall: the original tokens as labels everywhere average over all 27 positions",
+            F.cross_entropy(t_logits.transpose(1, 2), torch.tensor(x)).item(),
+            mlm_loss(logits, x, np.ones_like(s)), rtol=1e-12)
+try:
+    F.cross_entropy(t_logits, t_labels)
+    wrong_axis_fails = False
+except (RuntimeError, ValueError):
+    wrong_axis_fails = True
+check_true("pitfall: the classes are dimension 1: (batch, length, vocabulary) logits are refused",
+           wrong_axis_fails)
+# --- end in code ---
+
+# --- in code: optax ---
+import jax  # noqa: E402
+import optax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+per_position = np.asarray(optax.softmax_cross_entropy_with_integer_labels(jax.numpy.asarray(logits),
+                                                                          jax.numpy.asarray(x)))
+check_close("softmax_cross_entropy_with_integer_labels(logits, x), summed over M and divided by |M| = L_MLM",
+            np.sum(per_position * s) / np.sum(s), mlm_loss(logits, x, s), rtol=1e-12)
+check_true("pitfall: no ignore_index: a label of -100 gives NaN",
+           bool(np.isnan(np.asarray(optax.softmax_cross_entropy_with_integer_labels(
+               jax.numpy.asarray(logits), jax.numpy.asarray(labels)))[~s]).all()))
+# --- end in code ---
+
 fig, ax = figure("What the encoder sees at a predicted position (BERT)", "input shown",
                  "probability given the position is predicted")
 ax.bar(["[MASK]", "random token", "original token"], [0.8, 0.1, 0.1])

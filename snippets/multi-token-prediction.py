@@ -124,6 +124,28 @@ se = samples.std(ddof=1) / np.sqrt(M)
 check_close("exact heads on a Markov chain: E[L_n] = sum_i (n + 1 - i) H(X_{t+i} | X_t)", samples.mean(),
             sum((n + 1 - i) * h for i, h in enumerate(cond_entropy, start=1)), atol=4 * se)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+
+def torch_heads(logits, targets, offset, reduction):
+    """F.cross_entropy of head or depth k's first T - k positions against the targets from k + offset on."""
+    return [F.cross_entropy(torch.tensor(logits[k - 1, : logits.shape[1] - k]),
+                            torch.tensor(targets[k + offset:]), reduction=reduction).item()
+            for k in range(1, len(logits) + 1)]
+
+
+# Sums of ~60 log-softmax terms of logits up to ~30, in float64 on both sides: rtol 1e-12, as in check 1.
+check_close("sum over heads i of F.cross_entropy(head_logits[i-1, :T-i], x[i:], reduction='sum') = L_n",
+            sum(torch_heads(head_logits, x, 0, "sum")), parallel_heads_loss(head_logits, x), rtol=1e-12)
+check_close("DeepSeek: lambda / D sum_k F.cross_entropy(depth k, t[k+1:], reduction='sum') / T = L_MTP",
+            lam / D * sum(torch_heads(depth_logits, tokens, 1, "sum")) / T, got, rtol=1e-12)
+check_close("pitfall: the default reduction='mean' divides depth k by its T - k terms, not by T",
+            lam * np.mean(torch_heads(depth_logits, tokens, 1, "mean")), lam * np.mean(mean_over_terms),
+            rtol=1e-12)
+# --- end in code ---
+
 fig, ax = figure("Best achievable loss of each head on a Markov chain", "offset i of the head",
                  "H(X_{t+i} | X_t) (nats)")
 ax.plot(range(1, n + 1), cond_entropy, "o-", label="exact head P^i")

@@ -157,6 +157,85 @@ for _ in range(7):
     W, Mbuf = muon_step(W, Mbuf, np.zeros((A, B)), lr, mu, wd)
 check_close("zero gradient: W_7 = (1 - lr wd)^7 W_0", W, (1 - lr * wd) ** 7 * W0, rtol=1e-13)
 
+
+
+def muon_path(scale, nesterov=False):
+    """Section 6's five steps in the card's terms, with another update scale, or with the Nesterov
+    variant the libraries default to (orthogonalizing G_t + mu M_t instead of M_t)."""
+    W, M = W0.copy(), np.zeros((A, B))
+    for g in grads:
+        M = mu * M + g
+        W = W - lr * (scale * newton_schulz5(g + mu * M if nesterov else M) + wd * W)
+    return W
+
+
+W_card = muon_path(RMS_MATCH * np.sqrt(max(A, B)))
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+
+def torch_muon(**options):
+    """torch.optim.Muon on section 6's five gradients from W0 (float64 weights)."""
+    x = torch.tensor(W0, requires_grad=True)
+    opt = torch.optim.Muon([x], lr=lr, weight_decay=wd, momentum=mu, **options)
+    for g in grads:
+        x.grad = torch.tensor(g)
+        opt.step()
+    return x.detach().numpy()
+
+
+# torch runs the Newton-Schulz steps in bfloat16 (8 significant bits, 2^-8 = 0.4% per rounding) whatever the
+# weights' dtype: the moved distance ||W - W0|| ~ 0.08 comes out within a few percent, not 1e-12.
+moved = np.linalg.norm(W_card - W0)
+W_torch = torch_muon(nesterov=False, adjust_lr_fn="match_rms_adamw")
+check_close("Muon(nesterov=False, adjust_lr_fn='match_rms_adamw'): the card's five steps, in bfloat16",
+            np.linalg.norm(W_torch - W_card) / moved, 0.0, atol=0.03)
+check_true("pitfall: the iteration is bfloat16: far from float64 agreement",
+           np.abs(W_torch - W_card).max() > 1e-6, f"max difference {np.abs(W_torch - W_card).max():.2e}")
+default_scale, default_nesterov = torch_muon(nesterov=False), torch_muon(adjust_lr_fn="match_rms_adamw")
+check_close("pitfall: by default the scale is sqrt(max(1, A/B)) = 1 for 24 x 40, not 0.2 sqrt(40)",
+            np.linalg.norm(default_scale - muon_path(np.sqrt(max(1, A / B)))) / moved, 0.0, atol=0.03)
+check_close("pitfall: nesterov=True by default orthogonalizes G_t + mu M_t",
+            np.linalg.norm(default_nesterov - muon_path(RMS_MATCH * np.sqrt(max(A, B)), nesterov=True))
+            / moved, 0.0, atol=0.03)
+default_gaps = [np.linalg.norm(W - W_card) / moved for W in (default_scale, default_nesterov)]
+check_true("... and each default moves W away from the card by far more than bfloat16 does",
+           min(default_gaps) > 0.1,
+           f"by {default_gaps[0]:.0%} and {default_gaps[1]:.0%} of the distance moved")
+# --- end in code ---
+
+# --- in code: optax ---
+import jax  # noqa: E402
+import optax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+
+
+def optax_muon(**options):
+    """optax.contrib.muon on section 6's five gradients from W0."""
+    opt = optax.contrib.muon(lr, beta=mu, weight_decay=wd, **options)
+    x = jax.numpy.asarray(W0)
+    state = opt.init(x)
+    update = jax.jit(opt.update)   # one compilation instead of dispatching each small operation
+    for g in grads:
+        updates, state = update(jax.numpy.asarray(g), state, x)
+        x = optax.apply_updates(x, updates)
+    return np.asarray(x)
+
+
+# optax keeps a bias-corrected EMA, a multiple of M_t (O does not see the factor); eps = 0 removes its
+# 1e-8 from ||M||_F. Float64 throughout: the card's own 1e-12.
+check_close("optax.contrib.muon(beta = mu, nesterov=False, consistent_rms=0.2, eps=0): the card's five steps",
+            optax_muon(nesterov=False, consistent_rms=0.2, eps=0.0), W_card, rtol=0, atol=1e-12)
+# optax reads a 2-D weight as (fan_in, fan_out), x @ W: its default width scale is sqrt(max(1, B / A)).
+check_close("pitfall: by default the scale is sqrt(max(1, fan_out / fan_in)) = sqrt(40 / 24)",
+            optax_muon(nesterov=False, eps=0.0), muon_path(np.sqrt(40 / 24)), rtol=0, atol=1e-12)
+nesterov_gap = np.linalg.norm(optax_muon(consistent_rms=0.2, eps=0.0) - W_card) / moved
+check_true("pitfall: nesterov=True by default, with its own bias corrections: W moves away from the card",
+           nesterov_gap > 0.1, f"by {nesterov_gap:.0%} of the distance moved")
+# --- end in code ---
+
 fig, ax = figure("Five quintic Newton-Schulz steps on one singular value",
                  "singular value of the normalized input", "output singular value")
 x = np.geomspace(1e-4, 1.0, 400)

@@ -101,6 +101,41 @@ shrink = mu[0, 3] / mu[-1, 3]
 check_true("muP output at initialization shrinks like 1/sqrt(width): about 4x over 16x width",
            2 < shrink < 8, f"{shrink:.2f}")
 
+# --- in code: torch ---
+import torch  # noqa: E402
+
+# muP in torch is one Adam parameter group per kind of layer, each with its own lr, and normal inits of the
+# card's std. Width 1024 from base 32, input size 8; gradients of size >= 1 so Adam's first step is
+# lr g / (|g| + 1e-8): lr to within 1e-8 relative.
+torch.manual_seed(0)
+width = 1024
+layers = {kind: torch.empty(shape, dtype=torch.float64)
+          for kind, shape in (("input", (width, D_IN)), ("hidden", (width, width)), ("output", (1, width)))}
+fan_in = {"input": D_IN, "hidden": width, "output": width}
+rule = {kind: mup_adam(kind, fan_in[kind], D_IN if kind == "input" else BASE, LR, STD) for kind in layers}
+groups = []
+for kind, weight in layers.items():
+    std, lr_kind = rule[kind]
+    torch.nn.init.normal_(weight, std=std)
+    weight.requires_grad_()
+    groups.append({"params": [weight], "lr": lr_kind})
+opt = torch.optim.Adam(groups)
+before = {kind: weight.detach().clone() for kind, weight in layers.items()}
+for weight in layers.values():
+    weight.grad = torch.sign(torch.randn_like(weight)) * (1 + torch.rand_like(weight))
+opt.step()
+check_close("Adam param groups, first step: each entry moves by the card's lr (1e-2, 1e-2/32, 1e-2/32)",
+            [float((layers[k].detach() - before[k]).abs().mean()) for k in layers],
+            [rule[k][1] for k in layers], rtol=1e-7)
+# nn.Linear's default init is uniform on +-1/sqrt(fan_in): variance 1/(3 fan_in), and the same for the output
+# layer, which muP wants at 1/fan_in^2. Mean of 1024^2 squares of a uniform: relative sd sqrt(0.8 / 1024^2)
+# ~ 1e-3, so 4 sigma is 4e-3.
+default = torch.nn.Linear(width, width, dtype=torch.float64).weight.detach().numpy()
+check_close("pitfall: nn.Linear's default init has variance 1/(3 fan_in), a third of 1/fan_in",
+            np.mean(default**2), 1 / (3 * width), rtol=4e-3)
+check_true("... uniform within +-1/sqrt(fan_in)", bool(np.abs(default).max() <= 1 / np.sqrt(width)))
+# --- end in code ---
+
 fig, ax = figure("Coordinate check after one Adam step", "width", "size of the change")
 for j, (name, mark) in enumerate(zip(names, "osd", strict=True)):
     ax.loglog(widths, mu[:, j], mark + "-", label=f"muP: {name}")

@@ -118,6 +118,66 @@ check_close("beta1 = 0: z follows Adam without momentum, with the warmed-up, bia
 check_true("beta1 = 0: x_T moves less than z_T in the last 10 steps (it is an average)",
            np.linalg.norm(xs0[-1] - xs0[-11]) < np.linalg.norm(zs0[-1] - zs0[-11]))
 
+# --- in code: optax ---
+import jax  # noqa: E402
+import optax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+
+
+def run_optax(opt, grad, steps):
+    """Run a schedule-free optax optimizer from x1; returns (x, z) after the steps. Its params are y."""
+    y = jax.numpy.asarray(x1)
+    state = opt.init(y)
+    for _ in range(steps):
+        updates, state = opt.update(jax.numpy.asarray(grad(np.asarray(y))), state, y)
+        y = optax.apply_updates(y, updates)
+    return np.asarray(optax.contrib.schedule_free_eval_params(state, y)), np.asarray(state.z)
+
+
+# The card's step as optax's pieces: an RMS scaling without bias correction (the card puts sqrt(1 - b2^t)
+# into gamma_t) and decay at y, scaled by gamma_t. The step's schedule counts from 0 but schedule_free's
+# own count, which sets the averaging weight, from 1: the same gamma_t needs the two offsets.
+step_lr = lambda count: sf_lr(int(count) + 1, cfg["lr"], cfg["beta2"], cfg["warmup"])  # noqa: E731
+weight_lr = lambda t: sf_lr(int(t), cfg["lr"], cfg["beta2"], cfg["warmup"])  # noqa: E731
+card_as_optax = optax.contrib.schedule_free(
+    optax.chain(optax.scale_by_rms(decay=cfg["beta2"], eps=cfg["eps"], eps_in_sqrt=False,
+                                   bias_correction=False),
+                optax.add_decayed_weights(cfg["wd"]), optax.scale_by_learning_rate(step_lr)),
+    learning_rate=weight_lr, b1=cfg["beta1"])
+# 300 steps; optax recovers x from y and z (dividing by beta1) each step: 1e-10, as for the two-buffer form.
+check_close("optax.contrib.schedule_free(RMS step, learning_rate = gamma_t, b1): x and z after 300 steps",
+            np.stack(run_optax(card_as_optax, make_grad(), T)), np.stack([xs[-1], zs[-1]]),
+            rtol=0, atol=1e-10)
+
+# schedule_free_adamw's own lr: warmup_steps counts from step 0, so the first step has lr 0 and does nothing.
+_, z_after_one = run_optax(optax.contrib.schedule_free_adamw(0.05, warmup_steps=20), make_grad(), 1)
+check_true("pitfall: warmup_steps = 20 starts at lr 0: the first step leaves z = x_1 (card: gamma_1 > 0)",
+           np.array_equal(z_after_one, x1) and not np.array_equal(zs[1], x1))
+
+
+def noise_only():
+    """Gradients that ignore the point: the k-th call returns the k-th noise row."""
+    calls.clear()
+
+    def grad(p):
+        calls.append(p)
+        return noise[len(calls) - 1]
+    return grad
+
+
+# Without warmup it weights the average by lr^2 (bias correction sits in the Adam step instead): x is the
+# plain mean of the z's. Gradients that ignore the point keep the z's of both runs the same up to where eps
+# sits (eps sqrt(1 - b2^t) against sqrt(v) ~ 0.1: 1e-7 relative), so 1e-6 separates the two averages.
+x_opt, _ = run_optax(optax.contrib.schedule_free_adamw(0.05, b2=0.99), noise_only(), 50)
+xs_free, zs_free, _ = schedule_free_adamw(noise_only(), x1, 50, lr=0.05, beta1=0.9, beta2=0.99, eps=1e-8,
+                                          wd=0.0, warmup=1)
+check_close("pitfall: schedule_free_adamw's x is the plain mean of the z's, not the gamma_t^2-weighted one",
+            x_opt, zs_free[1:].mean(axis=0), rtol=1e-6)
+check_true("... which is not the card's x", np.abs(x_opt - xs_free[-1]).max() > 1e-3,
+           f"max difference {np.abs(x_opt - xs_free[-1]).max():.3g}")
+# --- end in code ---
+
 fig, ax = figure("Schedule-free AdamW on a noisy quadratic", "step t", "distance to the minimizer")
 ax.semilogy(np.linalg.norm(zs - target, axis=1), label=r"$z_t$ (base iterate)")
 ax.semilogy(np.linalg.norm(xs - target, axis=1), label=r"$x_t$ (average, evaluated)")

@@ -103,6 +103,37 @@ lowest = np.linalg.eigvalsh(gap).min()
 check_true("L^(1/2) (x) R^(1/2) - (eps I + sum g g^T / r) is positive semidefinite", bool(lowest > -1e-9),
            f"min eigenvalue {lowest:.3g}")
 
+# --- in code: torch ---
+import torch  # noqa: E402
+
+
+def torch_inverse_root(M, dtype=torch.float64):
+    """M^(-1/4) from torch.linalg.eigh: Q diag(lambda^(-1/4)) Q^T."""
+    vals, vecs = torch.linalg.eigh(torch.tensor(M, dtype=dtype))
+    return ((vecs * vals ** (-1.0 / ROOT)) @ vecs.T).double().numpy()
+
+
+# Section 2's five-step statistics, condition ~1e2: as in check 1, a few hundred ulps, so rtol 1e-11.
+check_close("torch.linalg.eigh roots: L_5^(-1/4) G_5 R_5^(-1/4) = the card's step direction",
+            torch_inverse_root(L_ref) @ grads[-1] @ torch_inverse_root(R_ref),
+            inverse_root(L_ref) @ grads[-1] @ inverse_root(R_ref), rtol=1e-11, atol=1e-13)
+try:
+    torch.linalg.matrix_power(torch.tensor(L_ref), -0.25)
+    fractional_power_refused = False
+except TypeError:
+    fractional_power_refused = True
+check_true("pitfall: torch.linalg.matrix_power takes integer powers only", fractional_power_refused)
+# A first step on a 6 x 4 gradient leaves two of L's six eigenvalues at eps = 1e-8, far below float32's
+# rounding of L's largest (2^-24 x ~10 ~ 1e-6): float32 eigh returns noise for them, of either sign, and a
+# negative one makes its -1/4 power NaN.
+L1 = shampoo_init((m, n), 1e-8)[0] + grads[0] @ grads[0].T
+smallest32 = np.sort(torch.linalg.eigvalsh(torch.tensor(L1, dtype=torch.float32)).double().numpy())[:2]
+check_true("pitfall: in float32 the eigenvalues eps = 1e-8 of L next to ~10 are rounding noise",
+           bool(np.all(np.abs(smallest32 - 1e-8) > 1e-8)),
+           f"float32 gives {smallest32[0]:.2e}, {smallest32[1]:.2e}; float64 {np.linalg.eigvalsh(L1)[:2]}; "
+           f"L^(-1/4) in float32 has NaN: {bool(np.isnan(torch_inverse_root(L1, torch.float32)).any())}")
+# --- end in code ---
+
 fig, ax = figure("Step along a repeated rank-one gradient", "step t", "step size along u v^T")
 G1 = s * np.outer(u, v)
 L1, R1 = shampoo_init((m, n), eps)

@@ -139,6 +139,19 @@ for scale in [2.0, 500.0]:
     check_close(f"span loss = sum over target tokens of -log softmax (logit scale {scale:g})",
                 span_loss(lg, tg), sum(-log_softmax(lg[t])[tg[t]] for t in range(9)), rtol=1e-12)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# Section 5's last target: 9 tokens, logits of scale 500; one log-softmax per token in float64: rtol 1e-12.
+check_close("F.cross_entropy(target_logits, y, reduction='sum') = L_span",
+            F.cross_entropy(torch.tensor(lg), torch.tensor(tg), reduction="sum").item(), span_loss(lg, tg),
+            rtol=1e-12)
+check_close("pitfall: the default reduction='mean' divides by the |y| = 9 target tokens",
+            F.cross_entropy(torch.tensor(lg), torch.tensor(tg)).item() * len(tg), span_loss(lg, tg),
+            rtol=1e-12)
+# --- end in code ---
+
 fig, ax = figure("Noise-span lengths, 30 noise tokens in 10 spans", "span length (tokens)", "probability")
 ax.bar(np.arange(1, 22), freq, alpha=0.6, label="simulated (10 000 masks)")
 ax.plot(np.arange(1, 22), exact, "ko", ms=3, label="exact")

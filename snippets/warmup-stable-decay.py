@@ -79,6 +79,62 @@ check_true("runs decaying at T = 600, 800, 1000 agree on every step before 600",
 check_true("the whole schedule never exceeds eta and never goes below 0",
            bool(np.all((sched(range(0, 1400)) <= eta) & (sched(range(0, 1400)) >= 0))))
 
+# --- in code: optax ---
+import jax  # noqa: E402
+import optax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+s_all = np.arange(0, 1301)
+at_every_step = lambda schedule: np.asarray(jax.vmap(schedule)(s_all))  # noqa: E731
+# Each value is a power or a ratio of float64 numbers: rtol 1e-12 is thousands of ulps.
+check_close("optax.join_schedules([linear 0 -> eta over W, constant eta, linear eta -> 0 over 100], [W, T])",
+            at_every_step(optax.join_schedules([optax.linear_schedule(0.0, eta, W),
+                                                optax.constant_schedule(eta),
+                                                optax.linear_schedule(eta, 0.0, 100)], [W, T])),
+            sched(s_all, f=f_lin), rtol=1e-12, atol=1e-18)
+check_close("optax.warmup_exponential_decay_schedule(0, eta, W, 50, 0.5, transition_begin = T - W)",
+            at_every_step(optax.warmup_exponential_decay_schedule(0.0, eta, W, half, 0.5,
+                                                                  transition_begin=T - W)),
+            sched(s_all), rtol=1e-12, atol=1e-18)
+# join_schedules hands each piece the steps since its boundary, so transition_begin counts from the end of
+# the warmup: passing T itself starts the decay W steps late.
+check_close("pitfall: transition_begin = T starts the decay at T + W",
+            at_every_step(optax.warmup_exponential_decay_schedule(0.0, eta, W, half, 0.5,
+                                                                  transition_begin=T)),
+            sched(s_all, T_=T + W), rtol=1e-12, atol=1e-18)
+# --- end in code ---
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+schedulers = torch.optim.lr_scheduler
+
+
+def sequential_path(stable):
+    """The lr of each of 1301 optimizer steps under SequentialLR: LinearLR, `stable`, then ExponentialLR."""
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=eta)
+    pieces = [schedulers.LinearLR(opt, start_factor=1e-12, total_iters=W), stable(opt),
+              schedulers.ExponentialLR(opt, gamma=2 ** (-1 / half))]
+    scheduler = schedulers.SequentialLR(opt, pieces, milestones=[W, T])
+    path = []
+    for _ in range(1301):
+        path.append(opt.param_groups[0]["lr"])
+        opt.step()
+        scheduler.step()
+    return np.array(path)
+
+
+# LinearLR refuses start_factor 0; 1e-12 adds 1e-12 (1 - s/W) eta to the warmup: 1e-10 relative at s = 1
+# and 1e-14 absolute at s = 0. The chained per-step factors drift by ulps: rtol 1e-9, atol 1e-13.
+check_close("SequentialLR(LinearLR(start_factor=1e-12), ConstantLR(factor=1, total_iters=0), "
+            "ExponentialLR(2^(-1/50)), milestones=[W, T])",
+            sequential_path(lambda opt: schedulers.ConstantLR(opt, factor=1.0, total_iters=0)),
+            sched(range(1301)), rtol=1e-9, atol=1e-13)
+check_close("pitfall: ConstantLR's defaults divide the lr by 3 for the 5 steps after W",
+            sequential_path(schedulers.ConstantLR)[W - 1:W + 7] / eta,
+            [0.99, 1 / 3, 1 / 3, 1 / 3, 1 / 3, 1 / 3, 1, 1], rtol=1e-9)
+# --- end in code ---
+
 fig, ax = figure("Warmup-stable-decay schedule", "training step s", "learning rate")
 s = np.arange(0, 1301)
 ax.plot(s, sched(s), label="exponential decay, half-life 50")

@@ -86,6 +86,15 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("group_norm", "groupnorm"),
     ("xavier_uniform", "xavier-initialization"),
     ("mutual_info_score", "mutual-information"),
+    # batch ic-optim (optimizers, schedules, pretraining objectives): each card's main library call
+    ("scale_by_factored_rms", "adafactor"),
+    ("optax.lion", "lion"),
+    ("schedule_free", "schedule-free-adamw"),
+    ("warmup_exponential_decay_schedule", "warmup-stable-decay"),
+    ("SequentialLR", "warmup-stable-decay"),
+    ("LambdaLR", "inverse-sqrt-schedule"),
+    ("torch.optim.Muon", "muon"),
+    ("mse_loss", "hidden-state-distillation"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

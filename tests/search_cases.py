@@ -86,6 +86,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("group_norm", "groupnorm"),
     ("xavier_uniform", "xavier-initialization"),
     ("mutual_info_score", "mutual-information"),
+    # batch ic-attn (gated units and attention variants): the main library call of each card it gave an
+    # In code section, where the search finds it
+    ("jax.nn.glu", "glu"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

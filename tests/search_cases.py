@@ -89,6 +89,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # batch ic-attn (gated units and attention variants): the main library call of each card it gave an
     # In code section, where the search finds it
     ("jax.nn.glu", "glu"),
+    ("F.gelu", "geglu"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -90,6 +90,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # In code section, where the search finds it
     ("jax.nn.glu", "glu"),
     ("F.gelu", "geglu"),
+    ("F.relu", "reglu"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

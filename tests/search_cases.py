@@ -91,6 +91,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("jax.nn.glu", "glu"),
     ("F.gelu", "geglu"),
     ("F.relu", "reglu"),
+    ("dot_product_attention", "sliding-window-attention"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

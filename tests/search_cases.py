@@ -92,6 +92,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("F.gelu", "geglu"),
     ("F.relu", "reglu"),
     ("dot_product_attention", "sliding-window-attention"),
+    ("AuxRequest", "flashattention-online-softmax"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -93,6 +93,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("F.relu", "reglu"),
     ("dot_product_attention", "sliding-window-attention"),
     ("AuxRequest", "flashattention-online-softmax"),
+    ("F.elu", "linear-attention"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

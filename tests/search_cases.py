@@ -94,6 +94,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("dot_product_attention", "sliding-window-attention"),
     ("AuxRequest", "flashattention-online-softmax"),
     ("F.elu", "linear-attention"),
+    ("create_block_mask", "sparse-attention"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -67,6 +67,29 @@ check_true("unscaled softmax saturates at large d_k, scaled does not",
            raw_max[-1] > 0.8 and scaled_max[-1] < 0.2,
            f"mean max weight at d_k=1024: {raw_max[-1]:.2f} unscaled, {scaled_max[-1]:.2f} scaled")
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# scaled_dot_product_attention divides by sqrt of the query/key width, here d_k = 64, whatever the
+# values' width: with 5 one-hot values (the identity) it returns the weights themselves.
+score_rng = np.random.default_rng(1)
+q_s, k_s = score_rng.normal(size=(3, 64)), score_rng.normal(size=(5, 64))
+scaled = q_s @ k_s.T / np.sqrt(64)
+weights = np.exp(scaled - scaled.max(axis=1, keepdims=True))
+# Width-64 dot products and a softmax over 5 keys, a few ulps each: 1e-12.
+check_close("F.scaled_dot_product_attention's default scale is 1/sqrt(d_k) of the keys, not of the values",
+            F.scaled_dot_product_attention(torch.tensor(q_s), torch.tensor(k_s),
+                                           torch.eye(5, dtype=torch.float64)).numpy(),
+            weights / weights.sum(axis=1, keepdims=True), rtol=1e-12, atol=1e-15)
+# The enumeration above is the whole population of 256 sign patterns, so its variance divides by 256.
+# torch.var divides by n - 1 unless told otherwise (numpy's np.var by n).
+check_close("pitfall: torch.var(q.k over all 256 patterns) defaults to correction=1: Var x 256/255",
+            torch.var(torch.tensor(dots)).item(), score_variance(4, 2.0, 0.25) * 256 / 255, rtol=1e-12)
+check_close("fix: torch.var(..., correction=0) = Var(q.k) = d_k (1 + mu_q^2 + mu_k^2)",
+            torch.var(torch.tensor(dots), correction=0).item(), score_variance(4, 2.0, 0.25), rtol=1e-12)
+# --- end in code ---
+
 fig, ax = figure("Softmax saturation over 128 random keys", "head width $d_k$",
                  "mean of the largest attention weight")
 ax.semilogx(widths, raw_max, "o-", label=r"scores $q^\top k$ (no scaling)")

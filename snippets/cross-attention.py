@@ -81,3 +81,41 @@ big = 40.0 * x
 s_big = (big @ WQ) @ (y @ WK).T / np.sqrt(d_k)
 check_close(f"scores spanning {np.ptp(s_big):.0f}: matches scipy", cross_attention(big, y, WQ, WK, WV),
             scipy_softmax(s_big, axis=1) @ (y @ WV), rtol=1e-12, atol=1e-14)
+
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# scaled_dot_product_attention takes the projections; queries and keys may differ in number.
+q_t, k_t, v_t = torch.tensor(x @ WQ), torch.tensor(y @ WK), torch.tensor(y @ WV)
+# Dot products of width 5 and softmaxes over 11 keys, a few ulps each: 1e-12, as the loop above.
+check_close("F.scaled_dot_product_attention(x W^Q, y W^K, y W^V) = CrossAttn, 4 queries over 11 keys",
+            F.scaled_dot_product_attention(q_t, k_t, v_t).numpy(), out, rtol=1e-12, atol=1e-14)
+pad_k, pad_v = torch.tensor(y_pad @ WK), torch.tensor(y_pad @ WV)
+check_close("its boolean attn_mask is True where a query may attend: attn_mask = y_valid",
+            F.scaled_dot_product_attention(q_t, pad_k, pad_v, attn_mask=torch.tensor(valid)[None]).numpy(),
+            out,
+            rtol=1e-12, atol=1e-14)
+# nn.MultiheadAttention(query=x, key=y, value=y): kdim = vdim = d_y lets the source be wider than x, but
+# every projection is embed_dim = d_x wide, so the layer gets weights of its own shapes (drawn here
+# from their own generator) and an identity output projection; its weights act as x W^T.
+w_rng = np.random.default_rng(1)
+WQ6, WK6, WV6 = w_rng.normal(size=(d_x, d_x)), w_rng.normal(size=(d_y, d_x)), w_rng.normal(size=(d_y, d_x))
+layer = torch.nn.MultiheadAttention(d_x, 1, kdim=d_y, vdim=d_y, bias=False, batch_first=True,
+                                    dtype=torch.float64)
+with torch.no_grad():
+    layer.q_proj_weight.copy_(torch.tensor(WQ6.T))
+    layer.k_proj_weight.copy_(torch.tensor(WK6.T))
+    layer.v_proj_weight.copy_(torch.tensor(WV6.T))
+    layer.out_proj.weight.copy_(torch.eye(d_x, dtype=torch.float64))
+xb, yb = torch.tensor(x)[None], torch.tensor(y_pad)[None]
+card6 = cross_attention(x, y_pad, WQ6, WK6, WV6, y_valid=valid)
+check_close("nn.MultiheadAttention(d_x, 1, kdim=d_y, vdim=d_y)(x, y, y, key_padding_mask=~y_valid) = card",
+            layer(xb, yb, yb, key_padding_mask=torch.tensor(~valid)[None])[0][0].detach().numpy(), card6,
+            rtol=1e-12, atol=1e-14)
+# key_padding_mask marks with True the source tokens to IGNORE: the card's y_valid passed as is
+# attends to the 5 padding tokens only.
+check_close("pitfall: key_padding_mask=y_valid (True = real token) attends to the padding instead",
+            layer(xb, yb, yb, key_padding_mask=torch.tensor(valid)[None])[0][0].detach().numpy(),
+            cross_attention(x, y_pad, WQ6, WK6, WV6, y_valid=~valid), rtol=1e-12, atol=1e-14)
+# --- end in code ---

@@ -80,6 +80,36 @@ check_close("enc-dec encoder coefficients = 3^(-3/16), 2^(-1/2) 3^(3/16) to two 
             [a_e / scale, b_e * scale], [3 ** (-3 / 16), 2**-0.5 * 3 ** (3 / 16)], atol=0.005)
 check_close("enc-dec encoder: 2 alpha^2 beta^2 = 1 up to the rounding", 2 * a_e**2 * b_e**2, 1.0, rtol=0.01)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from cardcheck import check_true  # noqa: E402
+
+# F.layer_norm's eps defaults to 1e-5, the card's, and nn.LayerNorm's too.
+check_close("F.layer_norm(alpha x + G(x), (d,), gamma, beta_LN) = DeepNorm, alpha = (2 * 100)^(1/4)",
+            F.layer_norm(alpha_100 * torch.tensor(x) + torch.tensor(gx), (d,), torch.tensor(g),
+                         torch.tensor(b)).numpy(),
+            deepnorm(x, gx, alpha_100, g, b), rtol=1e-12, atol=1e-13)
+# beta is the gain of a Xavier-normal init: std = beta sqrt(2 / (fan_in + fan_out)). A 512 x 256 layer
+# has 131072 weights; the sample std of n normal draws has relative standard error 1/sqrt(2 n), so
+# 4 of those (0.8%) is the tolerance (the uniform default below has a smaller one, so it holds too).
+beta_100 = deepnorm_constants("decoder-only", M=100)["decoder"][1]
+torch.manual_seed(0)
+layer = torch.nn.Linear(256, 512, bias=False, dtype=torch.float64)         # fan_in 256, fan_out 512
+draws = 4 / np.sqrt(2 * layer.weight.numel())
+default_std = layer.weight.detach().std().item()
+xavier_std = torch.nn.init.xavier_normal_(layer.weight.detach().clone(), gain=beta_100).std().item()
+check_close("torch.nn.init.xavier_normal_(W, gain=beta): std = beta sqrt(2 / (fan_in + fan_out))",
+            xavier_std, beta_100 * np.sqrt(2 / (256 + 512)), rtol=draws)
+# nn.Linear's own init is uniform with std 1 / sqrt(3 fan_in), not Xavier: multiplying it by beta
+# gives a different scale.
+check_close("pitfall: nn.Linear's default init has std 1 / sqrt(3 fan_in), not sqrt(2 / (fan_in + fan_out))",
+            default_std, 1 / np.sqrt(3 * 256), rtol=draws)
+check_true("... so beta times the default init is not DeepNet's init (here 1/sqrt(2) of its std)",
+           abs(beta_100 * default_std / xavier_std - 1) > 0.2,
+           f"ratio {beta_100 * default_std / xavier_std:.2f}")
+# --- end in code ---
+
 fig, ax = figure("DeepNorm constants versus depth", "number of layers (N = M)",
                  r"$\alpha$ (residual weight), $\beta$ (init gain)")
 depths = np.unique(np.logspace(0, 3, 60).astype(int))

@@ -149,6 +149,40 @@ check_true("...and the result differs from eps = 0 by more than 1%",
                          - multihead_reference(x, tiny, lam, lam0, w_o, 0.0))) > 1e-2
            * np.max(np.abs(multihead_reference(x, tiny, lam, lam0, w_o, 0.0))))
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+
+def torch_diff_attn(x, w_q, w_k, w_v, lam):
+    """Two causal sdpa calls on the halves of Q and K, with the full-width V; the default scale is
+    1/sqrt of the query width, the half width d, as on the card."""
+    q, k, v = (torch.tensor(x @ w) for w in (w_q, w_k, w_v))
+    return (F.scaled_dot_product_attention(q[:, :d], k[:, :d], v, is_causal=True)
+            - lam * F.scaled_dot_product_attention(q[:, d:], k[:, d:], v, is_causal=True))
+
+
+def torch_multihead(heads, norm):
+    """Each head through `norm`, times 1 - lambda_init, concatenated, then W^O."""
+    outs = [(1 - lam0) * norm(torch_diff_attn(x, hq, hk, hv, lam)) for hq, hk, hv in heads]
+    return (torch.cat(outs, dim=1) @ torch.tensor(w_o)).numpy()
+
+
+# Sums of a few dozen O(1) products in another order, a few ulps: the 1e-12 and 1e-11 of the checks above.
+check_close("sdpa(Q1, K1, V, is_causal=True) - lambda sdpa(Q2, K2, V, is_causal=True) = DiffAttn",
+            torch_diff_attn(x, w_q, w_k, w_v, lam).numpy(), diff_attn(x, w_q, w_k, w_v, lam),
+            rtol=1e-12, atol=1e-14)
+check_close("headwise F.rms_norm(head, (2d,), eps=1e-5), outputs of size 1e-3 = multi-head DiffAttn",
+            torch_multihead(tiny, lambda o: F.rms_norm(o, (2 * d,), eps=1e-5)),
+            multihead_diff_attn(x, tiny, lam, lam0, w_o), rtol=1e-11, atol=1e-13)
+# nn.RMSNorm's eps defaults to None, the dtype's machine epsilon, not the 1e-5 of the paper's code.
+plain_norm = torch.nn.RMSNorm(2 * d, elementwise_affine=False, dtype=torch.float64)
+check_close("pitfall: nn.RMSNorm(2d) has eps = machine epsilon (2.2e-16 in float64), not 1e-5",
+            torch_multihead(tiny, plain_norm),
+            multihead_diff_attn(x, tiny, lam, lam0, w_o, eps=np.finfo(float).eps),
+            rtol=1e-11, atol=1e-13)
+# --- end in code ---
+
 # The last query's two maps and their difference: the weights may go negative and sum to 1 - lambda.
 a1_last = causal_softmax(x @ w_q[:, :d] @ (x @ w_k[:, :d]).T / np.sqrt(d))[-1]
 a2_last = causal_softmax(x @ w_q[:, d:] @ (x @ w_k[:, d:]).T / np.sqrt(d))[-1]

@@ -116,6 +116,52 @@ for s in range(0, n_k, 3):
     state = merge(*state, *block_stats(q_fig, K[s:s + 3], V[s:s + 3]))
     m_run.append(state[0][0])
     lse_run.append(state[0][0] + np.log(state[1][0]))
+# --- in code: torch ---
+import warnings  # noqa: E402
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch.nn.attention.flex_attention import AuxRequest, flex_attention  # noqa: E402
+
+q_t, k_t, v_t = (torch.tensor(a)[None, None] for a in (Q, K, V))     # [batch, heads, positions, d]
+o_tiled, m_tiled, l_tiled = flash_attention_forward(Q, K, V, 8)
+# Width-8 dot products and softmaxes over 29 keys, a few ulps each: the 1e-12 of the checks above.
+check_close("F.scaled_dot_product_attention(Q, K, V) = the tiled output",
+            F.scaled_dot_product_attention(q_t, k_t, v_t)[0, 0].numpy(), o_tiled, rtol=1e-12, atol=1e-14)
+# flex_attention also returns each row's log-sum-exp, the m + log l kept for the backward pass and for
+# merging partial results. Uncompiled it runs unfused on the CPU and warns so; the values are the same.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)
+    flex_out, aux = flex_attention(q_t, k_t, v_t, return_aux=AuxRequest(lse=True))
+check_close("flex_attention(..., return_aux=AuxRequest(lse=True)): output = the tiled output",
+            flex_out[0, 0].numpy(), o_tiled, rtol=1e-12, atol=1e-14)
+check_close("... and aux.lse = m + log l, in nats", aux.lse[0, 0].numpy(), m_tiled + np.log(l_tiled),
+            rtol=1e-13)
+# torch.logsumexp has no default dim: it must be told the key axis.
+check_close("torch.logsumexp(scores, dim=-1) = m + log l", torch.logsumexp(torch.tensor(S), dim=-1).numpy(),
+            m_tiled + np.log(l_tiled), rtol=1e-13)
+# --- end in code ---
+
+# --- in code: scipy ---
+# scipy.special.logsumexp gives a tile's m + log l in one call. The tiles' values combine by another
+# logsumexp, and each tile's normalized output is weighted by exp(lse_tile - lse_row): the merge as
+# split-K and Flash-Decoding write it. Sums of at most 29 exponentials, a few ulps: as the checks above.
+tile_lse = np.array([logsumexp(S[:, s:s + 8], axis=1) for s in range(0, n_k, 8)])      # [tiles, n_q]
+tile_out = [block_stats(Q, K[s:s + 8], V[s:s + 8])[2] for s in range(0, n_k, 8)]
+row_lse = logsumexp(tile_lse, axis=0)
+o_8, m_8, l_8 = flash_attention_forward(Q, K, V, 8)
+check_close("logsumexp over the tiles' logsumexp(s, axis=1) = the row's m + log l", row_lse,
+            m_8 + np.log(l_8),
+            rtol=1e-13)
+check_close("tiles' outputs weighted by exp(lse_tile - lse_row) = the tiled output",
+            sum(np.exp(lse - row_lse)[:, None] * o for lse, o in zip(tile_lse, tile_out, strict=True)),
+            o_8, rtol=1e-12, atol=1e-14)
+# Left out, axis is None: every score of every row goes into one number.
+check_close("pitfall: logsumexp(S) without axis= reduces all queries' scores into one number",
+            logsumexp(S), logsumexp(logsumexp(S, axis=1)), rtol=1e-13)
+check_true("... not the per-row m + log l", np.ndim(logsumexp(S)) == 0, f"shape {np.shape(logsumexp(S))}")
+# --- end in code ---
+
 fig, ax = figure("Online softmax for one query row (tiles of 3 keys)", "tiles processed",
                  "log-domain value")
 ax.step(range(1, len(m_run) + 1), m_run, where="post", label="running max $m$")

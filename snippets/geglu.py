@@ -86,6 +86,40 @@ dgelu = ndtr(g) + g * np.exp(-g**2 / 2) / np.sqrt(2 * np.pi)
 jac = Wd.T @ (np.diag(dgelu * u) @ Wg.T + np.diag(g * ndtr(g)) @ Wu.T)
 check_close("Jacobian d f / d x vs finite differences", fd, jac, rtol=1e-7, atol=1e-8)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+xt, Wgt, Wut, Wdt = (torch.tensor(a) for a in (x, Wg, Wu, Wd))
+# Products of 6- and 10-term float64 sums and one erf, a few ulps each: 1e-12, as check 1.
+check_close("(F.gelu(x @ W_gate) * (x @ W_up)) @ W_down, default approximate='none', = exact GEGLU",
+            ((F.gelu(xt @ Wgt) * (xt @ Wut)) @ Wdt).numpy(), out, rtol=1e-12, atol=1e-13)
+check_close("F.gelu(..., approximate='tanh') = GEGLU with the tanh GELU (T5 v1.1, Gemma)",
+            ((F.gelu(xt @ Wgt, approximate="tanh") * (xt @ Wut)) @ Wdt).numpy(), approx,
+            rtol=1e-12, atol=1e-13)
+# F.glu is not GEGLU: it gates the first half by the sigmoid of the second, whatever the order.
+glu_out = (F.glu(torch.cat([xt @ Wut, xt @ Wgt], dim=-1)) @ Wdt).numpy()
+check_close("pitfall: F.glu([x W_up | x W_gate]) is the sigmoid-gated GLU", glu_out,
+            ((x @ Wu) * expit(x @ Wg)) @ Wd, rtol=1e-12, atol=1e-13)
+check_true("... not GEGLU", np.abs(glu_out - out).max() > 0.1,
+           f"max difference {np.abs(glu_out - out).max():.2f}")
+# --- end in code ---
+
+# --- in code: jax ---
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+jx, jWg, jWu, jWd = (jax.numpy.asarray(a) for a in (x, Wg, Wu, Wd))
+default = np.asarray((jax.nn.gelu(jx @ jWg) * (jx @ jWu)) @ jWd)
+check_close("pitfall: jax.nn.gelu defaults to approximate=True: GEGLU with the tanh GELU", default, approx,
+            rtol=1e-12, atol=1e-13)
+check_true("... off the exact GEGLU by more than rounding", np.abs(default - out).max() > 1e-6,
+           f"max difference {np.abs(default - out).max():.1e}")
+check_close("fix: jax.nn.gelu(x @ W_gate, approximate=False) gives the exact GEGLU",
+            np.asarray((jax.nn.gelu(jx @ jWg, approximate=False) * (jx @ jWu)) @ jWd), out,
+            rtol=1e-12, atol=1e-13)
+# --- end in code ---
+
 fig, ax = figure("One GEGLU unit: GELU(g) u", "gate pre-activation  g", "value pre-activation  u")
 gg, uu = np.meshgrid(np.linspace(-3, 3, 121), np.linspace(-3, 3, 121))
 unit = ffn_geglu(np.stack([gg.ravel(), uu.ravel()], axis=1), np.array([[1.0], [0.0]]),

@@ -91,6 +91,41 @@ check_true("at a = 5, g = 2: GLU value-path gradient 0.88 vs tanh-gated (GTU) 0.
            glu_unit_grad(np.array(5.0), np.array(2.0))[0] > 400 * gtu_da,
            f"GLU {float(glu_unit_grad(np.array(5.0), np.array(2.0))[0]):.3f}, GTU {gtu_da:.5f}")
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# conv1d takes [batch, channels, T] and weights [out, in, k] and cross-correlates: output t sums the
+# padded inputs t .. t + k - 1 against taps 0 .. k - 1, the card's X_{t-k+1+i} W_i once k - 1 zeros
+# lead. padding=k - 1 pads both ends, so only the first T outputs are causal.
+x_t = torch.tensor(X.T)[None]
+w_fused = torch.tensor(np.concatenate([W, V], axis=2).transpose(2, 1, 0))     # [2n, m, k]: [W | V]
+b_fused = torch.tensor(np.concatenate([b, c]))
+z_t = F.conv1d(x_t, w_fused, b_fused, padding=k - 1)[..., :T]
+# Sums of k m = 9 products and a sigmoid, a few ulps each: 1e-12 relative, as in check 1.
+check_close("F.glu(F.conv1d(X, [W | V], padding=k-1)[..., :T], dim=1) = GLU",
+            F.glu(z_t, dim=1)[0].numpy().T, H, rtol=1e-12, atol=1e-14)
+# F.glu's default dim=-1 is the time axis in conv1d's channels-first layout: it gates the first half
+# of the time steps by the second half, silently wherever T is even.
+check_close("pitfall: default dim=-1 on [batch, channels, T] gates steps 0..3 by steps 4..7",
+            F.glu(z_t[..., :8])[0].numpy().T, z[:4] * expit(z[4:8]), rtol=1e-12, atol=1e-14)
+# padding="same" centres the kernel: output t sees inputs t-1 .. t+1, one step of the future.
+same = F.conv1d(x_t, w_fused, b_fused, padding="same")[0].numpy().T
+check_close("pitfall: padding='same' is not causal: its output t is the card's output t + 1",
+            same[:T - 1], z[1:], rtol=1e-12, atol=1e-14)
+check_close("fix: pad the left end only, F.conv1d(F.pad(X, (k - 1, 0)), [W | V]) = X*W + b, X*V + c",
+            F.conv1d(F.pad(x_t, (k - 1, 0)), w_fused, b_fused)[0].numpy().T, z, rtol=1e-12, atol=1e-14)
+# --- end in code ---
+
+# --- in code: jax ---
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64, as the card's numpy
+# jax.nn.glu splits its axis (default -1) as F.glu does: first half the value path, second the gate.
+check_close("jax.nn.glu([X*W + b | X*V + c]) = GLU", np.asarray(jax.nn.glu(jax.numpy.asarray(z))), H,
+            rtol=1e-12, atol=1e-14)
+# --- end in code ---
+
 fig, ax = figure("Gradient along the value path (gate pre-activation g = 2)", "value pre-activation  a",
                  "d output / d a")
 aa = np.linspace(-5, 5, 300)

@@ -106,3 +106,22 @@ for n_tok in (N, 4 * N):
                 fkn.T @ Vn, rtol=1e-12)
     check_close(f"N = {n_tok}: final normalizer z = sum_j phi(k_j), shape {z_n.shape}", z_n,
                 fkn.sum(axis=0), rtol=1e-12)
+
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# phi = F.elu(x) + 1, elu's default alpha = 1 as on the card; the sums over keys are two matrix products.
+fq_t, fk_t, v_t = F.elu(torch.tensor(Q)) + 1, F.elu(torch.tensor(K)) + 1, torch.tensor(V)
+# Sums of 10 positive products, a few ulps each: 1e-12 as the checks above.
+check_close("phi(Q) (phi(K)^T V) / (phi(Q) phi(K)^T 1), phi = F.elu + 1 = linear attention",
+            ((fq_t @ (fk_t.T @ v_t)) / (fq_t @ fk_t.sum(dim=0))[:, None]).numpy(), linear_attention(Q, K, V),
+            rtol=1e-12, atol=1e-14)
+# Causal, in parallel: the states S_i and z_i are prefix sums over positions, torch.cumsum along dim 0.
+states = torch.cumsum(fk_t[:, :, None] * v_t[:, None, :], dim=0)                 # [N, D, M]: S_1 .. S_N
+normalizers = torch.cumsum(fk_t, dim=0)                                           # [N, D]:    z_1 .. z_N
+check_close("torch.cumsum of phi(k_j) v_j^T and of phi(k_j) = the causal recurrence",
+            (torch.einsum("nd,ndm->nm", fq_t, states)
+             / (fq_t * normalizers).sum(dim=1, keepdim=True)).numpy(),
+            causal_linear_attention(Q, K, V)[0], rtol=1e-12, atol=1e-14)
+# --- end in code ---

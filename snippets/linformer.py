@@ -74,3 +74,32 @@ V2 = V.copy()
 V2[-1] += 1.0
 check_true("changing the last value changes the output at position 0",
            np.abs(linformer_attention(Q, K, V2, E, F)[0] - out[0]).max() > 1e-3)
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+# The card's F is the value projection, so torch's functional module goes by its full name here.
+sdpa = torch.nn.functional.scaled_dot_product_attention
+q_t, k_t, v_t, e_t, f_t = (torch.tensor(a) for a in (Q, K, V, E, F))
+# Sums of 24 and 5 products and a softmax over 6 rows, a few ulps each: the 1e-12 of the checks above.
+check_close("sdpa(Q, E @ K, F @ V) = Linformer: 24 queries over 6 projected keys",
+            sdpa(q_t, e_t @ k_t, f_t @ v_t).numpy(), out, rtol=1e-12, atol=1e-14)
+# E and F written as nn.Linear(n, k) layers over the sequence axis carry a bias by default, which
+# adds a learned row b 1^T to the projected keys: E K + b 1^T = [E | b] [K; 1].
+proj_k, proj_v = (torch.nn.Linear(n, k_dim, dtype=torch.float64) for _ in range(2))
+with torch.no_grad():
+    proj_k.weight.copy_(e_t)
+    proj_v.weight.copy_(f_t)
+b_e, b_f = proj_k.bias.detach().numpy(), proj_v.bias.detach().numpy()
+biased = sdpa(q_t, proj_k(k_t.T).T, proj_v(v_t.T).T).detach().numpy()
+check_close("pitfall: nn.Linear(n, k) over the positions adds its default bias to every projected key",
+            biased, linformer_attention(Q, np.vstack([K, np.ones(d_k)]), np.vstack([V, np.ones(d_v)]),
+                                        np.column_stack([E, b_e]), np.column_stack([F, b_f])),
+            rtol=1e-12, atol=1e-14)
+check_true("... which is not the card's E K", np.abs(biased - out).max() > 1e-3,
+           f"max difference {np.abs(biased - out).max():.2g}")
+check_close("fix: nn.Linear(n, k, bias=False)",
+            sdpa(q_t, torch.nn.functional.linear(k_t.T, e_t).T,
+                 torch.nn.functional.linear(v_t.T, f_t).T).numpy(),
+            out, rtol=1e-12, atol=1e-14)
+# --- end in code ---

@@ -196,6 +196,53 @@ check_true("DeepSeek-V2: MHA with 128 heads of 128 caches 32,768 per token per l
 check_close("DeepSeek-V2: MLA / MHA = 576 / 32768 = 1.76%", cache_mla(512, 64) / cache_mha(128, 128),
             0.017578125, rtol=1e-15)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# nn.Linear stores its weight as (out, in), the orientation the paper writes, so W's matrices load as
+# they are. Queries and keys are d_h + d_h^R wide, values d_h: sdpa accepts the narrower values.
+c_kv, c_q = h @ W["DKV"].T, h @ W["DQ"].T
+k_rot = rope(h @ W["KR"].T, pos)                                       # the shared rotary key, [T, d_h^R]
+q_full = np.concatenate([heads(c_q @ W["UQ"].T, n_h), rope(heads(c_q @ W["QR"].T, n_h), pos)], axis=-1)
+k_full = np.concatenate([heads(c_kv @ W["UK"].T, n_h), np.broadcast_to(k_rot, (n_h, T, d_hr))], axis=-1)
+
+
+def mla_output(o_heads):
+    """[n_h, T, d_h] head outputs -> Concat W^O^T (Eq. 19)."""
+    return o_heads.transpose(1, 0, 2).reshape(T, n_h * d_h) @ W["O"].T
+
+
+# Sums of a few dozen products, a few ulps: the 1e-11 of the checks above.
+explicit = F.scaled_dot_product_attention(torch.tensor(q_full), torch.tensor(k_full),
+                                          torch.tensor(heads(c_kv @ W["UV"].T, n_h)), is_causal=True)
+check_close("sdpa([q^C; q^R], [k^C; k^R], v^C, is_causal=True), default scale 1/sqrt(d_h + d_h^R) = MLA",
+            mla_output(explicit.numpy()), ours, rtol=1e-11, atol=1e-13)
+# The absorbed form runs as multi-query attention over the cache itself: queries q^C_i W^UK_i in latent
+# space, one shared key [c^KV; k^R] and value c^KV per token. The queries are now d_c + d_h^R wide, so
+# sdpa's default scale would be 1/sqrt(d_c + d_h^R): the scale must be passed.
+q_latent = np.einsum("itd,idc->itc", heads(c_q @ W["UQ"].T, n_h), W["UK"].reshape(n_h, d_h, d_c))
+q_abs = np.concatenate([q_latent,
+                        rope(heads(c_q @ W["QR"].T, n_h), pos)], axis=-1)
+k_abs, v_abs = np.concatenate([c_kv, k_rot], axis=1)[None], c_kv[None]
+
+
+def absorbed_sdpa(**options):
+    latent = F.scaled_dot_product_attention(torch.tensor(q_abs), torch.tensor(k_abs), torch.tensor(v_abs),
+                                            is_causal=True, **options).numpy()
+    return mla_output(np.einsum("itc,idc->itd", latent, W["UV"].reshape(n_h, d_h, d_c)))   # absorbed W^UV
+
+
+check_close("absorbed: sdpa(q latent, [c^KV; k^R], c^KV, scale=1/sqrt(d_h + d_h^R)) = MLA",
+            absorbed_sdpa(scale=1 / np.sqrt(d_h + d_hr)), ours, rtol=1e-11, atol=1e-13)
+# Left out, the scale is 1/sqrt(d_c + d_h^R): the card's logits times sqrt((d_h + d_h^R) / (d_c + d_h^R)),
+# which is MLA with W^UQ and W^QR multiplied by that factor.
+shrink = np.sqrt((d_h + d_hr) / (d_c + d_hr))
+check_close("pitfall: absorbed, the default scale 1/sqrt(d_c + d_h^R) shrinks every logit by sqrt(10/14)",
+            absorbed_sdpa(), mla(h, dict(W, UQ=shrink * W["UQ"], QR=shrink * W["QR"]), n_h, pos),
+            rtol=1e-11, atol=1e-13)
+# --- end in code ---
+
 fig, ax = figure("KV cache per token per layer, DeepSeek-V2's head shape", "elements (log scale)",
                  "attention", size=(6.0, 3.2))
 names = ["MHA (128 heads)", "GQA, 8 groups", "MLA (512 + 64)", "MQA"]

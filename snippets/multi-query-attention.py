@@ -95,3 +95,34 @@ for h_q in (8, 32, 64):
 # K/V projection parameters shrink from 2 d^2 to 2 d d_h; queries and output are unchanged.
 check_true("K/V projection parameters: 2 d d_h = 2 d^2 / H",
            WK.size + WV.size == 2 * d * d // H, f"{WK.size + WV.size} vs {2 * d * d // H}")
+
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# Queries as [H, T, d_h]; the one key head and value head as [1, T, d_h], which broadcasts over H.
+q_heads = torch.tensor((x @ WQ).reshape(T, H, d_h).transpose(1, 0, 2))
+k_one, v_one = torch.tensor(x @ WK)[None], torch.tensor(x @ WV)[None]
+
+
+def merged(heads):
+    """[H, T', d_h] head outputs -> Concat(head_1 .. head_H) W^O."""
+    return heads.numpy().transpose(1, 0, 2).reshape(heads.shape[1], H * d_h) @ WO
+
+
+# Width-5 dot products and softmaxes over 7 keys, a few ulps each: the 1e-12 of the checks above.
+check_close("F.scaled_dot_product_attention(Q, K, V), K and V with one head = MQA",
+            merged(F.scaled_dot_product_attention(q_heads, k_one, v_one)), out, rtol=1e-12, atol=1e-14)
+check_close("enable_gqa=True with one key/value head: the same, causal",
+            merged(F.scaled_dot_product_attention(q_heads, k_one, v_one, is_causal=True, enable_gqa=True)),
+            full,
+            rtol=1e-12, atol=1e-14)
+# Decoding: the newest token's H queries against the whole one-head cache need no mask at all.
+q_last = q_heads[:, -1:]
+check_close("decoding step: sdpa(q_T, K_cache, V_cache) with no mask = last causal row",
+            merged(F.scaled_dot_product_attention(q_last, k_one, v_one))[0], full[-1], rtol=1e-12, atol=1e-14)
+# is_causal aligns its mask to the top left: one query against T keys sees key 0 only.
+check_close("pitfall: is_causal=True on a one-query decoding step lets it see only the first key",
+            merged(F.scaled_dot_product_attention(q_last, k_one, v_one, is_causal=True))[0],
+            np.tile(x[0] @ WV, H) @ WO, rtol=1e-12, atol=1e-14)
+# --- end in code ---

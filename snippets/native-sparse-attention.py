@@ -165,6 +165,37 @@ N_t = n_cmp + cfg["n"] * 8 + cfg["window"]
 check_true("t = 63, l = l' = d = 8, n = 2, w = 12: N_t = 8 + 16 + 12 = 36 of 64 keys", N_t == 36,
            f"N_t = {N_t}")
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# One query position t = 40 of a GQA group of H heads, each head a batch of one query: [H, 1, d_k].
+nsa_rng = np.random.default_rng(1)
+t_q, b = 40, cfg["block"]
+q_nsa, gates_nsa = nsa_rng.normal(size=(H, d_k)) * 1.5, expit(nsa_rng.normal(size=(H, 3)))
+q_t = torch.tensor(q_nsa)[:, None]
+k_cmp = torch.tensor(compress(K_all["cmp"], t_q, b, b, cfg["phi_k"], cfg["pos_k"]))
+v_cmp = torch.tensor(compress(V_all["cmp"], t_q, b, b, cfg["phi_v"], cfg["pos_v"]))
+o_cmp = F.scaled_dot_product_attention(q_t, k_cmp, v_cmp)
+# sdpa returns no weights; the selection ranks blocks by the compressed branch's probabilities, summed
+# over the group's heads, and torch.topk picks the n best (in score order; attention ignores key order).
+p_cmp = torch.softmax(q_t[:, 0] @ k_cmp.T / np.sqrt(d_k), dim=-1)
+best = torch.topk(p_cmp.sum(dim=0), cfg["n"]).indices
+tokens_sel = (best[:, None] * b + torch.arange(b)).flatten()
+o_slc = F.scaled_dot_product_attention(q_t, torch.tensor(K_all["slc"])[tokens_sel],
+                                       torch.tensor(V_all["slc"])[tokens_sel])
+lo = max(0, t_q + 1 - cfg["window"])
+o_win = F.scaled_dot_product_attention(q_t, torch.tensor(K_all["win"][lo:t_q + 1]),
+                                       torch.tensor(V_all["win"][lo:t_q + 1]))
+mixed = (torch.tensor(gates_nsa)[:, :, None] * torch.cat([o_cmp, o_slc, o_win], dim=1)).sum(dim=1)
+card_out, _, card_chosen = nsa(q_nsa, K_all, V_all, t_q, gates_nsa, cfg)
+check_true("torch.topk(p_cmp summed over heads, n) picks the card's blocks",
+           sorted(best.tolist()) == [int(i) for i in card_chosen], f"{sorted(best.tolist())}")
+# Sums of 64 products and softmaxes over at most 16 keys, a few ulps each: the 1e-12 of the checks above.
+check_close("three sdpa calls over compressed, selected and window keys, gated = NSA",
+            mixed.numpy(), card_out, rtol=1e-12, atol=1e-14)
+# --- end in code ---
+
 fig, ax = figure("Keys attended per query",
                  "context length t (tokens)", "keys attended")
 ctx = np.geomspace(4096, 131072, 50)   # from 4k: below ~1.6k the fixed n l' + w exceeds t itself

@@ -116,6 +116,43 @@ check_true("error shrinks with m at about m^(-1/2) (log-log slope in [-0.65, -0.
 check_true("orthogonal features: smaller error at every m", bool(np.all(np.array(err_orf) < err_iid)),
            " ".join(f"{a:.4f}<{b:.4f}" for a, b in zip(err_orf, err_iid, strict=True)))
 
+# --- in code: torch ---
+import torch  # noqa: E402
+
+
+def torch_features(x, omega):
+    """phi(x) = exp(omega x - |x|^2 / 2) / sqrt(m), written with torch."""
+    return torch.exp(x @ omega.T - (x**2).sum(dim=-1, keepdim=True) / 2) / np.sqrt(omega.shape[0])
+
+
+omega_t = torch.tensor(orthogonal_gaussian(64, d, np.random.default_rng(1)))
+q_s, k_s = torch.tensor(Q) * d**-0.25, torch.tensor(K) * d**-0.25        # d^(-1/4) on each side: 1/sqrt(d)
+phi_q, phi_k = torch_features(q_s, omega_t), torch_features(k_s, omega_t)
+# Sums of 16 and 64 products of exponentials of O(1), a few ulps each: 1e-12.
+check_close("phi(Q') (phi(K')^T V) / (phi(Q') phi(K')^T 1), written in torch = FAVOR+",
+            ((phi_q @ (phi_k.T @ torch.tensor(V))) / (phi_q @ phi_k.sum(dim=0))[:, None]).numpy(),
+            favor_attention(Q, K, V, omega_t.numpy()), rtol=1e-12, atol=1e-14)
+# torch.nn.init.orthogonal_ gives orthonormal rows: unit length, where the card's draws must be
+# N(0, I_d), about sqrt(d) long. Used as they are, the features estimate the wrong kernel.
+gen = torch.Generator().manual_seed(0)
+blocks = [torch.nn.init.orthogonal_(torch.empty(d, d, dtype=torch.float64), generator=gen)
+          for _ in range(4000)]
+check_close("torch.nn.init.orthogonal_ rows have length 1, not the N(0, I_d) draws' ~sqrt(d)",
+            torch.linalg.vector_norm(blocks[0], dim=1).numpy(), np.ones(d), rtol=1e-12)
+unit = np.array([(torch_features(torch.tensor(q), w) @ torch_features(torch.tensor(k), w).T).item()
+                 for w in blocks])
+lengths = torch.linalg.vector_norm(torch.randn(len(blocks), d, 1, generator=gen, dtype=torch.float64), dim=1)
+scaled = np.array([(torch_features(torch.tensor(q), w * n) @ torch_features(torch.tensor(k), w * n).T).item()
+                   for w, n in zip(blocks, lengths, strict=True)])
+# Monte Carlo over 4000 blocks of 16 features: 4 standard errors, computed from the draws.
+check_true("pitfall: unit-length rows estimate a kernel well below exp(q.k) (more than 20 SE off)",
+           target - unit.mean() > 20 * unit.std() / np.sqrt(len(unit)),
+           f"{unit.mean():.4f} vs exp(q.k) = {target:.4f}")
+check_true("fix: each row times the length of an N(0, I_d) draw: within 4 SE of exp(q.k)",
+           abs(scaled.mean() - target) < 4 * scaled.std() / np.sqrt(len(scaled)),
+           f"{scaled.mean():.4f} vs {target:.4f}")
+# --- end in code ---
+
 fig, ax = figure("FAVOR+ vs exact softmax attention (L = 64, d = 16)",
                  "number of random features m", "mean |error| of the output")
 ax.loglog(ms, err_iid, "o-", label="iid Gaussian features")

@@ -147,6 +147,55 @@ for s in scales:
     p_norm = sp_softmax(qk_norm_logits(q_s, k_s, gain_q, gain_k), axis=1)
     ent_plain.append(np.mean(-np.sum(p_plain * np.log(p_plain + 1e-300), axis=1)))
     ent_norm.append(np.mean(-np.sum(p_norm * np.log(p_norm + 1e-300), axis=1)))
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+
+def torch_heads(w):
+    """x W as [H, T, d_h], the layout scaled_dot_product_attention takes."""
+    return torch.tensor((x @ w).reshape(T, H, d_h).transpose(1, 0, 2))
+
+
+def torch_merge(heads):
+    return heads.numpy().transpose(1, 0, 2).reshape(T, H * d_h)
+
+
+tq, tk, tv = torch_heads(w_q), torch_heads(w_k), torch_heads(w_v)
+tgq, tgk = torch.tensor(gain_q), torch.tensor(gain_k)
+# Sums of d_h products, a square root and a softmax over T: a few ulps, the 1e-12 of the loop check.
+check_close("sdpa(F.layer_norm(Q, (d_h,), gamma_q, eps=1e-6), F.layer_norm(K, ...), V) = QK-norm (LayerNorm)",
+            torch_merge(F.scaled_dot_product_attention(F.layer_norm(tq, (d_h,), tgq, eps=1e-6),
+                                                       F.layer_norm(tk, (d_h,), tgk, eps=1e-6), tv)),
+            qk_norm_attention(x, w_q, w_k, w_v, gain_q, gain_k, H), rtol=1e-12, atol=1e-14)
+check_close("sdpa(F.rms_norm(Q, (d_h,), gamma_q, eps=1e-6), F.rms_norm(K, ...), V) = QK-norm (RMSNorm)",
+            torch_merge(F.scaled_dot_product_attention(F.rms_norm(tq, (d_h,), tgq, eps=1e-6),
+                                                       F.rms_norm(tk, (d_h,), tgk, eps=1e-6), tv)),
+            qk_norm_attention(x, w_q, w_k, w_v, gain_q, gain_k, H, centre=False), rtol=1e-12, atol=1e-14)
+# The modules' defaults: nn.LayerNorm's eps is 1e-5, nn.RMSNorm's the dtype's machine epsilon.
+ln_q = torch.nn.LayerNorm(d_h, bias=False, dtype=torch.float64)
+rms_q = torch.nn.RMSNorm(d_h, dtype=torch.float64)
+with torch.no_grad():
+    ln_q.weight.copy_(tgq)
+    rms_q.weight.copy_(tgq)
+q_head = x @ w_q[:, :d_h]
+check_close("pitfall: nn.LayerNorm(d_h) has eps = 1e-5, not 1e-6",
+            ln_q(torch.tensor(q_head)).detach().numpy(), normalize(q_head, gain_q, eps=1e-5), rtol=1e-12)
+check_close("pitfall: nn.RMSNorm(d_h) has eps = machine epsilon (2.2e-16 in float64), not 1e-6",
+            rms_q(torch.tensor(q_head)).detach().numpy(),
+            normalize(q_head, gain_q, centre=False, eps=np.finfo(float).eps), rtol=1e-12)
+# Henry et al.'s QKNorm through sdpa: unit vectors (F.normalize, p=2 by default), with scale=g in
+# place of 1/sqrt(d_h). Values = the identity read out the weights.
+qn, kn = F.normalize(torch.tensor(qa), dim=-1), F.normalize(torch.tensor(ka), dim=-1)
+eye_t = torch.eye(T, dtype=torch.float64)
+check_close("sdpa(F.normalize(q), F.normalize(k), V, scale=g) = softmax(g q_hat k_hat^T) V (QKNorm, L2)",
+            F.scaled_dot_product_attention(qn, kn, eye_t, scale=4.5).numpy(),
+            sp_softmax(qknorm_l2_logits(qa, ka, 4.5), axis=1), rtol=1e-12, atol=1e-14)
+check_close("pitfall: without scale=, sdpa still divides by sqrt(d_h): logits g / sqrt(d_h) times the cosine",
+            F.scaled_dot_product_attention(qn, kn, eye_t).numpy(),
+            sp_softmax(qknorm_l2_logits(qa, ka, 1 / np.sqrt(d_h)), axis=1), rtol=1e-12, atol=1e-14)
+# --- end in code ---
+
 fig, ax = figure("Attention entropy as query/key weights grow", "scale of W^Q and W^K", "mean entropy (nats)")
 ax.semilogx(scales, ent_plain, label="plain dot product")
 ax.semilogx(scales, ent_norm, "--", label="with QK-norm (LayerNorm)")

@@ -114,6 +114,34 @@ check_true("a position alone in its bucket returns its own value", len(lone) > 0
     lsh_attention(X, Kn, V, hx, hx, exclude_self=True)[lone], V[lone], rtol=1e-13),
     f"{len(lone)} lone positions")
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+# The hash in torch: argmax over [x R, -x R]; then attention under the mask "same bucket", a boolean
+# attn_mask that is True where a query may attend.
+proj = torch.tensor(X) @ torch.tensor(Rb)
+h_t = torch.argmax(torch.cat([proj, -proj], dim=-1), dim=-1)
+check_true("torch.argmax(torch.cat([x R, -x R], -1), -1) = h(x)", np.array_equal(h_t.numpy(), hq))
+same_bucket = h_t[:, None] == h_t[None, :]
+# Width-8 dot products and softmaxes over at most 40 keys, a few ulps: the 1e-12 of the checks above.
+check_close("sdpa(Q, K, V, attn_mask=[h(q_i) = h(k_j)]) = LSH attention (computing every score)",
+            F.scaled_dot_product_attention(torch.tensor(Q), torch.tensor(K), torch.tensor(V),
+                                           attn_mask=same_bucket).numpy(),
+            lsh_attention(Q, K, V, hq, hk), rtol=1e-12, atol=1e-14)
+# Shared-QK: "same bucket and not itself" leaves a position alone in its bucket with no key at all,
+# and sdpa returns a row of zeros for it, where Reformer lets it attend to itself.
+not_self = torch.tensor((hx[:, None] == hx[None, :]) & ~np.eye(n, dtype=bool))
+empty_rows = F.scaled_dot_product_attention(torch.tensor(X), torch.tensor(Kn), torch.tensor(V),
+                                            attn_mask=not_self).numpy()
+check_close(f"pitfall: with self masked, the {len(lone)} lone positions get zeros, not their own value",
+            empty_rows[lone], np.zeros((len(lone), dv)), rtol=0, atol=0)
+check_close("fix: let a position with no other key attend to itself (the card's rule)",
+            F.scaled_dot_product_attention(torch.tensor(X), torch.tensor(Kn), torch.tensor(V),
+                                           attn_mask=torch.tensor(allowed)).numpy(),
+            lsh_attention(X, Kn, V, hx, hx, exclude_self=True), rtol=1e-12, atol=1e-14)
+# --- end in code ---
+
 # Figure: collision probability against angle for several bucket counts (d = 64).
 angles = np.linspace(0, np.pi, 13)
 fig, ax = figure("Angular LSH: probability that two vectors share a bucket", "angle between x and y (deg)",

@@ -62,6 +62,22 @@ g, u = x[t] @ Wg, x[t] @ Wu
 jac = Wd.T @ (np.diag((g > 0) * u) @ Wg.T + np.diag(np.maximum(g, 0)) @ Wu.T)
 check_close("Jacobian d f / d x vs finite differences", fd, jac, rtol=1e-7, atol=1e-8)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+xt, Wgt, Wut, Wdt = (torch.tensor(a) for a in (x, Wg, Wu, Wd))
+# Products of 6- and 10-term float64 sums, a few ulps each: 1e-12, as check 1.
+check_close("(F.relu(x @ W_gate) * (x @ W_up)) @ W_down = FFN_ReGLU",
+            ((F.relu(xt @ Wgt) * (xt @ Wut)) @ Wdt).numpy(), out, rtol=1e-12, atol=1e-13)
+# F.glu is the sigmoid-gated GLU, not ReGLU, whichever half holds the gate.
+glu_out = (F.glu(torch.cat([xt @ Wut, xt @ Wgt], dim=-1)) @ Wdt).numpy()
+check_close("pitfall: F.glu([x W_up | x W_gate]) gates with a sigmoid: (x W_up * sigmoid(x W_gate)) W_down",
+            glu_out, ((x @ Wu) / (1 + np.exp(-(x @ Wg)))) @ Wd, rtol=1e-12, atol=1e-13)
+check_true("... which is not ReGLU", np.abs(glu_out - out).max() > 0.1,
+           f"max difference {np.abs(glu_out - out).max():.2f}")
+# --- end in code ---
+
 fig, ax = figure("One ReGLU unit: max(0, g) u", "gate pre-activation  g", "value pre-activation  u")
 gg, uu = np.meshgrid(np.linspace(-3, 3, 121), np.linspace(-3, 3, 121))
 unit = ffn_reglu(np.stack([gg.ravel(), uu.ravel()], axis=1), np.array([[1.0], [0.0]]),

@@ -85,6 +85,69 @@ for _ in range(1, 6):
 check_true("receptive field of the last token after L = 1..5 layers is L (w - 1) + 1",
            fields == [L * (w - 1) + 1 for L in range(1, 6)], f"{fields}")
 
+# --- in code: torch ---
+import warnings  # noqa: E402
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch.nn.attention.flex_attention import create_block_mask, flex_attention  # noqa: E402
+
+w_swa = 7
+swa_out = sliding_window_attention(Q, K, V, w_swa)
+q_t, k_t, v_t = (torch.tensor(a)[None, None] for a in (Q, K, V))   # [batch, heads, T, d]
+# Width-6 dot products and softmaxes over at most 7 keys: a few ulps, the 1e-12 of the checks above.
+check_close("F.scaled_dot_product_attention(Q, K, V, attn_mask=window_mask(T, w)) = SWA, w = 7",
+            F.scaled_dot_product_attention(q_t, k_t, v_t,
+                                           attn_mask=torch.tensor(window_mask(T, w_swa)))[0, 0].numpy(),
+            swa_out, rtol=1e-12, atol=1e-14)
+
+
+def in_window(batch, head, q_idx, kv_idx):
+    """flex_attention's mask_mod: True where query q_idx may attend key kv_idx."""
+    return (kv_idx <= q_idx) & (q_idx - kv_idx < w_swa)
+
+
+# Without torch.compile, flex_attention runs unfused on the CPU and warns so; the result is the same.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)
+    block_mask = create_block_mask(in_window, None, None, T, T, device="cpu")
+    flex_out = flex_attention(q_t, k_t, v_t, block_mask=block_mask)
+check_close("flex_attention(Q, K, V, block_mask=create_block_mask(q - w < kv <= q)) = SWA, w = 7",
+            flex_out[0, 0].numpy(), swa_out, rtol=1e-12, atol=1e-14)
+# --- end in code ---
+
+# --- in code: jax ---
+import jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)  # float64 inputs, as the card's numpy
+
+
+def jax_attention(**options):
+    """jax.nn.dot_product_attention on the card's Q, K, V as [batch 1, T, heads 1, d]. It wants values
+    as wide as the keys, so V gets d_k - d_v zero columns, dropped from the output."""
+    padded = np.concatenate([V, np.zeros((T, d_k - d_v))], axis=1)
+    arrays = (jax.numpy.asarray(a[None, :, None]) for a in (Q, K, padded))
+    result = jax.nn.dot_product_attention(*arrays, **options)
+    return np.asarray(result)[0, :, 0, :d_v]
+
+
+# Its softmax runs in float32 even on float64 inputs: each weight is off by up to (max|s| + a few
+# ulps for exp and the sum) 2^-24 relative, an output (a convex mix of values) by that times max|v|;
+# twice that is the tolerance.
+f32_atol = 2 * (np.abs(Q @ K.T / np.sqrt(d_k)).max() + 4) * 2.0**-24 * np.abs(V).max()
+check_close("jax.nn.dot_product_attention(is_causal=True, local_window_size=(w - 1, 0)) = SWA, w = 7",
+            jax_attention(is_causal=True, local_window_size=(6, 0)), sliding_window_attention(Q, K, V, 7),
+            rtol=0, atol=f32_atol)
+# local_window_size counts the keys to the left of the query, itself not included.
+check_close("pitfall: local_window_size=(w, 0) lets every query see w + 1 keys: SWA with w = 8",
+            jax_attention(is_causal=True, local_window_size=(7, 0)), sliding_window_attention(Q, K, V, 8),
+            rtol=0, atol=f32_atol)
+# A single int is a window on both sides: the band |i - j| <= 3, the card's bidirectional w = 6.
+check_close("pitfall: local_window_size=3 (an int) without is_causal is two-sided, |i - j| <= 3",
+            jax_attention(local_window_size=3), dense_masked(Q, K, V, window_mask(T, 6, causal=False)),
+            rtol=0, atol=f32_atol)
+# --- end in code ---
+
 fig, ax = figure("Attention masks, T = 24", "key position j", "query position i")
 show = window_mask(T, 7).astype(float) + 0.5 * window_mask(T, 6, causal=False)
 ax.imshow(show, cmap="Greys", vmin=0, vmax=1.5)

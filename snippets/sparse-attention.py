@@ -95,6 +95,47 @@ for nn in (64, 256, 1024):
     check_close(f"n = {nn}: strided pairs in closed form", (a1 | a2).sum(),
                 sum(min(i, ll) + 1 + i // ll - (1 if i >= ll else 0) for i in range(nn)), rtol=0)
 
+# --- in code: torch ---
+import warnings  # noqa: E402
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch.nn.attention.flex_attention import create_block_mask, flex_attention  # noqa: E402
+
+q_t, k_t, v_t = (torch.tensor(a)[None] for a in (Q, K, V))          # [heads, n, d]
+# The two strided heads in one call: a boolean attn_mask per head, True where a query may attend.
+# Width-8 dot products and softmaxes over at most 7 keys, a few ulps: the 1e-12 of the checks above.
+two_heads = F.scaled_dot_product_attention(q_t.expand(2, n, d), k_t.expand(2, n, d), v_t.expand(2, n, d_v),
+                                           attn_mask=torch.tensor(np.stack([s1, s2])))
+check_close("sdpa(Q, K, V, attn_mask=[A1, A2]) = the two strided heads",
+            two_heads.numpy(), np.stack([sparse_attention(Q, K, V, s1), sparse_attention(Q, K, V, s2)]),
+            rtol=1e-12, atol=1e-14)
+
+
+def strided(batch, head, q_idx, kv_idx):
+    """flex_attention's mask_mod for the merged strided head A1 | A2."""
+    back = q_idx - kv_idx
+    return (kv_idx <= q_idx) & ((back <= ell) | (back % ell == 0))
+
+
+# Uncompiled, flex_attention runs unfused on the CPU and warns so; the values are the same.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)
+    merged = flex_attention(q_t[None], k_t[None], v_t[None],
+                            block_mask=create_block_mask(strided, None, None, n, n, device="cpu"))
+check_close("flex_attention with mask_mod (j <= i) & ((i - j <= l) | ((i - j) mod l = 0)) = merged head",
+            merged[0, 0].numpy(), sparse_attention(Q, K, V, s1 | s2), rtol=1e-12, atol=1e-14)
+# A float attn_mask is ADDED to the scores: the pattern as 0/1 floats masks nothing and gives the
+# allowed keys a bonus of 1.
+bonus = F.scaled_dot_product_attention(q_t, k_t, v_t,
+                                       attn_mask=torch.tensor(s1, dtype=torch.float64))[0].numpy()
+check_close("pitfall: attn_mask=A1.double() adds 1 to the allowed scores and masks nothing",
+            bonus, scipy_softmax(Q @ K.T / np.sqrt(d) + s1, axis=1) @ V, rtol=1e-12, atol=1e-14)
+check_close("fix: a float mask holds 0 and -inf", F.scaled_dot_product_attention(
+    q_t, k_t, v_t, attn_mask=torch.tensor(np.where(s1, 0.0, -np.inf)))[0].numpy(),
+    sparse_attention(Q, K, V, s1), rtol=1e-12, atol=1e-14)
+# --- end in code ---
+
 fig, ax = figure("Sparse Transformer patterns, n = 36, l = 6", "key position j",
                  "query position i", size=(7.0, 3.6))
 ax.remove()

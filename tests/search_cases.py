@@ -95,6 +95,15 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("LambdaLR", "inverse-sqrt-schedule"),
     ("torch.optim.Muon", "muon"),
     ("mse_loss", "hidden-state-distillation"),
+    # batch ic-attn (gated units and attention variants): the main library call of each card it gave an
+    # In code section, where the search finds it
+    ("jax.nn.glu", "glu"),
+    ("F.gelu", "geglu"),
+    ("F.relu", "reglu"),
+    ("dot_product_attention", "sliding-window-attention"),
+    ("AuxRequest", "flashattention-online-softmax"),
+    ("F.elu", "linear-attention"),
+    ("create_block_mask", "sparse-attention"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -86,6 +86,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("group_norm", "groupnorm"),
     ("xavier_uniform", "xavier-initialization"),
     ("mutual_info_score", "mutual-information"),
+    # batch ic-dec (decoding, retrieval and text metrics): each card's main library call
+    ("top_k_accuracy_score", "hit-rate-at-k"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

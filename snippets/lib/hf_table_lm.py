@@ -1,0 +1,41 @@
+"""A table as a Hugging Face causal language model, so that the decoding cards can run
+transformers' own `generate()` (greedy, beam search, sampling) on the toy model of decoding_fixture.
+
+Only the cards' transformers regions import this (it needs torch and transformers, which only
+`make libcheck` installs). Token ids 0..V-1 are the table's tokens; id V is the start token.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
+from transformers.modeling_outputs import CausalLMOutput
+
+# A logit low enough that the start token never wins, yet finite, so that softmax stays exact.
+NEVER = -1e9
+
+
+class TableLM(PreTrainedModel, GenerationMixin):
+    """Next-token logits that depend on the previous token only: row 0 of `logits` after the start
+    token, row 1 + v after token v (decoding_fixture.TOY_LOGITS has that layout)."""
+
+    config_class = PretrainedConfig
+
+    def __init__(self, logits: np.ndarray) -> None:
+        vocab = logits.shape[1]
+        super().__init__(PretrainedConfig(vocab_size=vocab + 1, bos_token_id=vocab, pad_token_id=vocab,
+                                          eos_token_id=None))
+        table = torch.full((logits.shape[0], vocab + 1), NEVER, dtype=torch.float64)
+        table[:, :vocab] = torch.tensor(logits, dtype=torch.float64)
+        # generate() finds the model's device from its parameters, so the table must be one.
+        self.table = torch.nn.Parameter(table, requires_grad=False)
+        self.post_init()
+
+    def forward(self, input_ids: torch.LongTensor, **kwargs) -> CausalLMOutput:
+        # The start token (id V) maps to row 0, token v to row 1 + v.
+        return CausalLMOutput(logits=self.table[(input_ids + 1) % self.config.vocab_size])
+
+    def start(self, batch: int = 1) -> torch.LongTensor:
+        """A prompt of the start token alone, `batch` times."""
+        return torch.full((batch, 1), self.config.bos_token_id, dtype=torch.long)

@@ -39,3 +39,12 @@ class TableLM(PreTrainedModel, GenerationMixin):
     def start(self, batch: int = 1) -> torch.LongTensor:
         """A prompt of the start token alone, `batch` times."""
         return torch.full((batch, 1), self.config.bos_token_id, dtype=torch.long)
+
+
+def sampled_distribution(model: TableLM, **settings) -> np.ndarray:
+    """The distribution that one step of `generate(do_sample=True, **settings)` samples from after
+    the start token: the softmax of its processed scores, over the table's tokens. generate() works
+    on float32 logits, so the result is good to float32 rounding only."""
+    out = model.generate(model.start(), do_sample=True, max_new_tokens=1, use_cache=False,
+                         output_scores=True, return_dict_in_generate=True, **settings)
+    return torch.softmax(out.scores[0][0, :-1].double(), dim=-1).numpy()

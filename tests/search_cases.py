@@ -87,7 +87,15 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("xavier_uniform", "xavier-initialization"),
     ("mutual_info_score", "mutual-information"),
     # batch ic-dec (decoding, retrieval and text metrics): each card's main library call
-    ("top_k_accuracy_score", "hit-rate-at-k"),
+    ("TopPLogitsWarper", "nucleus-sampling"),
+    ("MinPLogitsWarper", "min-p-sampling"),
+    ("TypicalLogitsWarper", "typical-sampling"),
+    ("TopKLogitsWarper", "mirostat"),
+    ("do_sample", "greedy-decoding"),
+    ("rouge1", "token-f1"),
+    ("precision_score", "r-precision"),
+    ("cosine_similarity", "bertscore"),
+    ("MinPLogitsWarper", "contrastive-decoding"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

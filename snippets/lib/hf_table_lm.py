@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
-from transformers.modeling_outputs import CausalLMOutput
+from transformers.modeling_outputs import CausalLMOutputWithPast
 
 # A logit low enough that the start token never wins, yet finite, so that softmax stays exact.
 NEVER = -1e9
@@ -24,17 +24,19 @@ class TableLM(PreTrainedModel, GenerationMixin):
 
     def __init__(self, logits: np.ndarray) -> None:
         vocab = logits.shape[1]
+        # One "layer" for the key-value cache that assisted generation insists on; the table needs none.
         super().__init__(PretrainedConfig(vocab_size=vocab + 1, bos_token_id=vocab, pad_token_id=vocab,
-                                          eos_token_id=None))
+                                          eos_token_id=None, num_hidden_layers=1))
         table = torch.full((logits.shape[0], vocab + 1), NEVER, dtype=torch.float64)
         table[:, :vocab] = torch.tensor(logits, dtype=torch.float64)
         # generate() finds the model's device from its parameters, so the table must be one.
         self.table = torch.nn.Parameter(table, requires_grad=False)
         self.post_init()
 
-    def forward(self, input_ids: torch.LongTensor, **kwargs) -> CausalLMOutput:
-        # The start token (id V) maps to row 0, token v to row 1 + v.
-        return CausalLMOutput(logits=self.table[(input_ids + 1) % self.config.vocab_size])
+    def forward(self, input_ids: torch.LongTensor, **kwargs) -> CausalLMOutputWithPast:
+        # The start token (id V) maps to row 0, token v to row 1 + v. The cache is handed back untouched.
+        return CausalLMOutputWithPast(logits=self.table[(input_ids + 1) % self.config.vocab_size],
+                                      cache=kwargs.get("cache"))
 
     def start(self, batch: int = 1) -> torch.LongTensor:
         """A prompt of the start token alone, `batch` times."""

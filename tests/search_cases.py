@@ -96,6 +96,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("precision_score", "r-precision"),
     ("cosine_similarity", "bertscore"),
     ("MinPLogitsWarper", "contrastive-decoding"),
+    ("KBinsDiscretizer", "compute-optimal-test-time-scaling"),
+    ("assistant_model", "speculative-decoding-expected-tokens"),
+    ("num_beams", "beam-search"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

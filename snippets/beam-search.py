@@ -73,8 +73,8 @@ check_true("t = 2: the best sequence's prefix ranks 3rd among all 2-token prefix
            f"beam keeps {[toy_text(s) for s, _ in beam2]}; '{toy_text(best[:2])}' ranks {rank_be}")
 
 # --- in code: transformers ---
-from hf_table_lm import TableLM  # noqa: E402
 from decoding_fixture import TOY_LOGITS  # noqa: E402
+from hf_table_lm import TableLM  # noqa: E402
 
 # The toy table as a transformers causal LM; there is no end-of-sequence token, so every beam runs
 # T steps. generate() scores in float32: sums of four log-probabilities near -1 are good to a few

@@ -109,8 +109,8 @@ check_close("cosine_similarity(cand, ref): P = mean of row maxima, R = mean of c
             [(cosine_similarity(c, r).max(axis=1).mean(), cosine_similarity(c, r).max(axis=0).mean())
              for r, c in pairs], [bertscore(r, c)[:2] for r, c in pairs], rtol=1e-12)
 check_close("pitfall: cosine_similarity(ref, cand) is the transpose, so the same row maxima give R, not P",
-            [cosine_similarity(r, c).max(axis=1).mean() for r, c in pairs], [bertscore(r, c)[1] for r, c in pairs],
-            rtol=1e-12)
+            [cosine_similarity(r, c).max(axis=1).mean() for r, c in pairs],
+            [bertscore(r, c)[1] for r, c in pairs], rtol=1e-12)
 # linear_kernel is the plain dot product x_i . x^_j, the card's formula only for unit-length rows.
 raw_p, card_p = linear_kernel(b, a).max(axis=1).mean(), bertscore(a, b)[0]
 check_true("pitfall: linear_kernel on raw embeddings is not the card's precision (no unit length)",

@@ -94,15 +94,18 @@ from sklearn.preprocessing import KBinsDiscretizer  # noqa: E402
 sk_bins = KBinsDiscretizer(n_bins=B, encode="ordinal", strategy="quantile", quantile_method="linear")
 sk_ordinal = sk_bins.fit_transform(pass1[:, None])[:, 0].astype(int)
 check_true("KBinsDiscretizer(encode='ordinal', quantile_method='linear') bins, reversed, = the card's levels",
-           np.array_equal(levels, B - 1 - sk_ordinal), f"bin sizes {np.bincount(levels, minlength=B).tolist()}")
+           np.array_equal(levels, B - 1 - sk_ordinal),
+           f"bin sizes {np.bincount(levels, minlength=B).tolist()}")
 check_true("pitfall: its bin 0 holds the hardest questions, the card's level 0 the easiest",
            pass1[sk_ordinal == 0].max() < pass1[levels == 0].min())
 one_hot = KBinsDiscretizer(n_bins=B).fit_transform(pass1[:, None])
 check_true("pitfall: the default encode='onehot' returns a sparse 1000 x 5 one-hot matrix, not bin numbers",
-           issparse(one_hot) and one_hot.shape == (Q, B) and np.array_equal(np.asarray(one_hot.argmax(axis=1)).ravel(), sk_ordinal))
+           issparse(one_hot) and one_hot.shape == (Q, B)
+           and np.array_equal(np.asarray(one_hot.argmax(axis=1)).ravel(), sk_ordinal))
 default_edges = KBinsDiscretizer(n_bins=B, encode="ordinal").fit(pass1[:, None]).bin_edges_[0][1:-1]
 card_edges = np.quantile(pass1, np.linspace(0.0, 1.0, B + 1)[1:-1])
-check_true("pitfall: the default quantile_method='averaged_inverted_cdf' puts the edges elsewhere than np.quantile",
+check_true("pitfall: the default quantile_method='averaged_inverted_cdf' puts the edges elsewhere than "
+           "np.quantile",
            not np.allclose(default_edges, card_edges, rtol=0, atol=1e-6),
            f"largest gap {np.max(np.abs(default_edges - card_edges)):.1e} (no question falls between, here)")
 # --- end in code ---

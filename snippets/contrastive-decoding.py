@@ -81,7 +81,8 @@ check_close("CD score from log_softmax(expert) - log_softmax(amateur) on that he
             cd_hf[head_hf].numpy(), cd_score(le, la, 0.1)[plausible_head(le, 0.1)], rtol=1e-12)
 # log_softmax of the warped logits renormalizes the expert over the head: every score moves by
 # -log(mass of the head). The chosen token stays, the scores (and any sum over steps) do not.
-shifted = (torch.log_softmax(MinPLogitsWarper(min_p=0.1)(None, expert), -1) - torch.log_softmax(amateur, -1))[0]
+warped = MinPLogitsWarper(min_p=0.1)(None, expert)
+shifted = (torch.log_softmax(warped, -1) - torch.log_softmax(amateur, -1))[0]
 check_close("pitfall: log_softmax of the warped expert logits shifts every score by -log(head mass)",
             shifted[head_hf].numpy(), cd_score(le, la, 0.1)[plausible_head(le, 0.1)]
             - np.log(pe[plausible_head(le, 0.1)].sum()), rtol=1e-12)

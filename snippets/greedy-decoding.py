@@ -91,7 +91,8 @@ torch.manual_seed(0)
 sampled = model.generate(model.start(20), max_new_tokens=TOY_T, use_cache=False)[:, 1:].tolist()
 model.generation_config.do_sample = False
 check_true("pitfall: with do_sample=True in the model's generation config, generate() samples instead",
-           any(row != greedy for row in sampled), f"{sum(row != greedy for row in sampled)} of 20 rows differ")
+           any(row != greedy for row in sampled),
+           f"{sum(row != greedy for row in sampled)} of 20 rows differ")
 try:
     TemperatureLogitsWarper(0.0)
     refused = False

@@ -79,17 +79,17 @@ check_frequencies("p_base = 0.1: masked-logit sampler vs truncated distribution"
 
 # --- in code: transformers ---
 import torch  # noqa: E402
-from hf_table_lm import TableLM, sampled_distribution  # noqa: E402
+from hf_table_lm import TableLM, processed_probs, sampled_distribution  # noqa: E402
 from transformers import MinPLogitsWarper, TemperatureLogitsWarper  # noqa: E402
 
 # The warper sets the logits of the dropped tokens to -inf; the softmax renormalizes. In float64 the
 # kept probabilities are p_i / (kept mass) to a few ulps, hence rtol 1e-12.
 logits = torch.tensor(z)[None, :]
 check_close("softmax(MinPLogitsWarper(p_base)(logits)) = the card's min-p filter, p_base = 0.02 .. 0.3",
-            [torch.softmax(MinPLogitsWarper(b)(None, logits), dim=-1)[0].numpy() for b in (0.02, 0.05, 0.1, 0.3)],
+            [processed_probs(MinPLogitsWarper(b), z) for b in (0.02, 0.05, 0.1, 0.3)],
             [min_p_filter(p, b) for b in (0.02, 0.05, 0.1, 0.3)], rtol=1e-12)
 check_close("TemperatureLogitsWarper(1.5) then MinPLogitsWarper(0.1) = min-p of softmax(z / 1.5)",
-            torch.softmax(MinPLogitsWarper(0.1)(None, TemperatureLogitsWarper(1.5)(None, logits)), dim=-1)[0].numpy(),
+            processed_probs(MinPLogitsWarper(0.1), TemperatureLogitsWarper(1.5)(None, logits)[0].numpy()),
             min_p_filter(softmax(z / 1.5), 0.1), rtol=1e-12)
 # generate() applies its default top_k = 50 before min_p. On 60 tokens whose probabilities lie within
 # a factor e of each other, min_p = 0.1 keeps all 60; generate() samples from the top 50 only.

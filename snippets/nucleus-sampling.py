@@ -77,17 +77,15 @@ check_frequencies("top_p = 0.8: masked sampler vs brute-force nucleus distributi
                   np.where(in_best, p / mass[best], 0.0))
 
 # --- in code: transformers ---
-import torch  # noqa: E402
-from hf_table_lm import TableLM, sampled_distribution  # noqa: E402
+from hf_table_lm import TableLM, processed_probs, sampled_distribution  # noqa: E402
 from transformers import TopPLogitsWarper  # noqa: E402
 
 # The warper masks logits (to -inf) and leaves the renormalizing to the softmax that sampling applies.
 # In float64 the kept probabilities are p_i / (nucleus mass) to a few ulps, hence rtol 1e-12; the
 # masked ones are exactly 0. (At a prefix mass exactly equal to top_p, as in the dyadic example, the
 # rounding of the softmax decides, so that boundary is not compared here.)
-logits = torch.tensor(np.log(p))[None, :]
 check_close("softmax(TopPLogitsWarper(top_p)(logits)) = the card's nucleus, top_p = 0.3 .. 0.95",
-            [torch.softmax(TopPLogitsWarper(t)(None, logits), dim=-1)[0].numpy() for t in (0.3, 0.5, 0.8, 0.9, 0.95)],
+            [processed_probs(TopPLogitsWarper(t), np.log(p)) for t in (0.3, 0.5, 0.8, 0.9, 0.95)],
             [nucleus_filter(p, t) for t in (0.3, 0.5, 0.8, 0.9, 0.95)], rtol=1e-12)
 # generate() applies its default top_k = 50 before top_p: on 60 nearly equal tokens the nucleus of
 # 0.95 holds 56 of them. One step of generate() on a one-row table, with the processed scores returned.
@@ -108,9 +106,9 @@ def kept_by_generate(**settings):
 top50 = np.where(np.arange(60) < 50, p_flat, 0.0) / p_flat[:50].sum()
 check_close("pitfall: generate(do_sample=True, top_p=0.95) applies its default top_k=50 first",
             kept_by_generate(), nucleus_filter(top50, 0.95), rtol=1e-5)
+kept, in_nucleus = np.count_nonzero(kept_by_generate()), nucleus_set(p_flat, 0.95).size
 check_true("pitfall: so it keeps fewer tokens than the nucleus of the full distribution",
-           np.count_nonzero(kept_by_generate()) < nucleus_set(p_flat, 0.95).size,
-           f"generate keeps {np.count_nonzero(kept_by_generate())}, the nucleus {nucleus_set(p_flat, 0.95).size}")
+           kept < in_nucleus, f"generate keeps {kept}, the nucleus {in_nucleus}")
 check_close("fix: top_k=0 leaves the nucleus alone", kept_by_generate(top_k=0), nucleus_filter(p_flat, 0.95),
             rtol=1e-5)
 # --- end in code ---

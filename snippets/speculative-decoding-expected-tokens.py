@@ -76,7 +76,8 @@ def tokens_per_target_call(n_new, **draft_settings):
         return forward(*args, **kwargs)
 
     target.forward = counted
-    out = target.generate(target.start(), assistant_model=draft, do_sample=True, top_k=0, max_new_tokens=n_new)
+    out = target.generate(target.start(), assistant_model=draft, do_sample=True, top_k=0,
+                          max_new_tokens=n_new)
     return (out.shape[1] - 1) / calls[0], calls[0]
 
 
@@ -84,19 +85,21 @@ def tokens_per_target_call(n_new, **draft_settings):
 # alpha^gamma; their standard deviation over the number of calls gives the standard error, and the
 # last call, cut short by max_new_tokens, moves the mean by less than gamma / calls.
 torch.manual_seed(0)
-fixed, n_calls = tokens_per_target_call(1200, num_assistant_tokens=gamma, num_assistant_tokens_schedule="constant",
+fixed, n_calls = tokens_per_target_call(1200, num_assistant_tokens=gamma,
+                                        num_assistant_tokens_schedule="constant",
                                         assistant_confidence_threshold=0.0)
 counts = np.arange(1, gamma + 2)
 probs = np.append(alpha_near ** np.arange(gamma) * (1 - alpha_near), alpha_near**gamma)
 sd = np.sqrt(probs @ counts**2 - (probs @ counts) ** 2)
-check_close(f"assistant_model with num_assistant_tokens = {gamma}, constant: tokens per target call = E[#tokens]",
-            fixed, expected_tokens(alpha_near, gamma), atol=4 * sd / np.sqrt(n_calls) + gamma / n_calls, rtol=0)
+check_close(f"assistant_model, num_assistant_tokens = {gamma}, constant: tokens per target call = E[#tokens]",
+            fixed, expected_tokens(alpha_near, gamma),
+            atol=4 * sd / np.sqrt(n_calls) + gamma / n_calls, rtol=0)
 torch.manual_seed(0)
 default, _ = tokens_per_target_call(400)
 check_true("pitfall: by default the draft is not gamma = num_assistant_tokens = 20 tokens: it stops once its "
            "own probability falls below assistant_confidence_threshold = 0.4",
            default < expected_tokens(alpha_near, 20) - 1.0,
-           f"{default:.2f} tokens per call; E[#tokens] for gamma = 20 is {expected_tokens(alpha_near, 20):.2f}")
+           f"{default:.2f} tokens per call; E[#tokens] for gamma = 20: {expected_tokens(alpha_near, 20):.2f}")
 # --- end in code ---
 
 a = np.linspace(0, 0.99, 200)

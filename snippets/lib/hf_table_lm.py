@@ -1,5 +1,6 @@
 """A table as a Hugging Face causal language model, so that the decoding cards can run
-transformers' own `generate()` (greedy, beam search, sampling) on the toy model of decoding_fixture.
+transformers' own `generate()` (greedy, beam search, sampling) on the toy model of decoding_fixture;
+and the distribution a single logits processor leaves.
 
 Only the cards' transformers regions import this (it needs torch and transformers, which only
 `make libcheck` installs). Token ids 0..V-1 are the table's tokens; id V is the start token.
@@ -50,3 +51,10 @@ def sampled_distribution(model: TableLM, **settings) -> np.ndarray:
     out = model.generate(model.start(), do_sample=True, max_new_tokens=1, use_cache=False,
                          output_scores=True, return_dict_in_generate=True, **settings)
     return torch.softmax(out.scores[0][0, :-1].double(), dim=-1).numpy()
+
+
+def processed_probs(processor, logits: np.ndarray) -> np.ndarray:
+    """The distribution after one logits processor (a warper such as TopPLogitsWarper) on a single
+    float64 logit vector: the softmax of its output, so dropped tokens get probability 0."""
+    scores = processor(None, torch.tensor(logits, dtype=torch.float64)[None, :])
+    return torch.softmax(scores, dim=-1)[0].numpy()

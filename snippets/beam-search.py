@@ -77,7 +77,7 @@ from decoding_fixture import TOY_LOGITS  # noqa: E402
 from hf_table_lm import TableLM  # noqa: E402
 
 # The toy table as a transformers causal LM; there is no end-of-sequence token, so every beam runs
-# T steps. generate() scores in float32: sums of four log-probabilities near -1 are good to a few
+# T steps. generate() scores in float32: sums of four log-probabilities (about -2.5) are good to a few
 # float32 ulps (1e-7 relative each), so rtol 1e-5 holds with room.
 model = TableLM(TOY_LOGITS)
 for B in (2, 3, 5):

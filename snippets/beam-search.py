@@ -72,6 +72,30 @@ check_true("t = 2: the best sequence's prefix ranks 3rd among all 2-token prefix
            rank_be == 3 and best[:2] not in [s for s, _ in beam2],
            f"beam keeps {[toy_text(s) for s, _ in beam2]}; '{toy_text(best[:2])}' ranks {rank_be}")
 
+# --- in code: transformers ---
+from decoding_fixture import TOY_LOGITS  # noqa: E402
+from hf_table_lm import TableLM  # noqa: E402
+
+# The toy table as a transformers causal LM; there is no end-of-sequence token, so every beam runs
+# T steps. generate() scores in float32: sums of four log-probabilities (about -2.5) are good to a few
+# float32 ulps (1e-7 relative each), so rtol 1e-5 holds with room.
+model = TableLM(TOY_LOGITS)
+for B in (2, 3, 5):
+    out = model.generate(model.start(), num_beams=B, num_return_sequences=B, do_sample=False,
+                         max_new_tokens=TOY_T, use_cache=False, length_penalty=0.0,
+                         output_scores=True, return_dict_in_generate=True)
+    ours = beam_search(lp, TOY_T, B)
+    check_true(f"generate(num_beams={B}, num_return_sequences={B}) returns the card's final beam, in order",
+               [tuple(row[1:]) for row in out.sequences.tolist()] == [s for s, _ in ours],
+               "; ".join(toy_text(row[1:]) for row in out.sequences.tolist()))
+    check_close(f"num_beams={B}, length_penalty=0.0: sequences_scores = the card's beam scores",
+                out.sequences_scores.numpy(), [v for _, v in ours], rtol=1e-5)
+default = model.generate(model.start(), num_beams=2, do_sample=False, max_new_tokens=TOY_T, use_cache=False,
+                         output_scores=True, return_dict_in_generate=True)
+check_close("pitfall: the default length_penalty=1.0 divides the score by the length T = 4",
+            default.sequences_scores.item() * TOY_T, found[2][1], rtol=1e-5)
+# --- end in code ---
+
 widths = np.arange(1, 11)
 fig, ax = figure("Beam width against the best sequence found (toy model)",
                  "beam width B", "log-probability of the returned sequence")

@@ -99,6 +99,26 @@ check_close("rescale(0.9, 0.8) = 0.5; rescale(b) = 0; rescale(1) = 1",
             [rescale(0.9, 0.8), rescale(0.8, 0.8), rescale(1.0, 0.8)], [0.5, 0.0, 1.0],
             rtol=1e-12, atol=1e-15)
 
+# --- in code: scikit-learn ---
+from sklearn.metrics.pairwise import linear_kernel  # noqa: E402
+from sklearn.preprocessing import normalize  # noqa: E402
+
+# cosine_similarity(cand, ref)[j, i] = cos(x^_j, x_i): precision takes each row's maximum, recall each
+# column's. Means of a few float64 cosines, the same products summed in another order: 1e-12 holds.
+check_close("cosine_similarity(cand, ref): P = mean of row maxima, R = mean of column maxima (6 pairs)",
+            [(cosine_similarity(c, r).max(axis=1).mean(), cosine_similarity(c, r).max(axis=0).mean())
+             for r, c in pairs], [bertscore(r, c)[:2] for r, c in pairs], rtol=1e-12)
+check_close("pitfall: cosine_similarity(ref, cand) is the transpose, so the same row maxima give R, not P",
+            [cosine_similarity(r, c).max(axis=1).mean() for r, c in pairs],
+            [bertscore(r, c)[1] for r, c in pairs], rtol=1e-12)
+# linear_kernel is the plain dot product x_i . x^_j, the card's formula only for unit-length rows.
+raw_p, card_p = linear_kernel(b, a).max(axis=1).mean(), bertscore(a, b)[0]
+check_true("pitfall: linear_kernel on raw embeddings is not the card's precision (no unit length)",
+           abs(raw_p - card_p) > 0.1, f"dot products {raw_p:.3f} vs cosine {card_p:.3f}")
+check_close("fix: linear_kernel of normalize()d rows = the card's precision",
+            linear_kernel(normalize(b), normalize(a)).max(axis=1).mean(), card_p, rtol=1e-12)
+# --- end in code ---
+
 sim = unit_rows(a) @ unit_rows(b).T
 fig, ax = figure("BERTScore greedy matching (pair 4): cosine similarities", "candidate token j",
                  "reference token i")

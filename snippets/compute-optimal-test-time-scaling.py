@@ -9,7 +9,6 @@ import itertools
 import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
-from sklearn.preprocessing import KBinsDiscretizer
 
 
 # --- formula ---
@@ -85,11 +84,31 @@ p = rng.beta(0.7, 0.9, size=Q)
 pass1 = rng.binomial(2048, p) / 2048  # the paper estimates pass@1 from 2048 samples per question
 levels = difficulty_levels(pass1)  # five bins by default, as in the paper
 
-# Difficulty bins against scikit-learn's quantile discretizer (bin 0 = lowest pass@1 = hardest).
+# --- in code: scikit-learn ---
+from scipy.sparse import issparse  # noqa: E402
+from sklearn.preprocessing import KBinsDiscretizer  # noqa: E402
+
+# The difficulty bins Q_b from scikit-learn's quantile discretizer. Its bin 0 holds the LOWEST pass@1
+# (the hardest questions), the reverse of the card's levels, and by default it returns a sparse
+# one-hot matrix and places the quantiles by another rule than np.quantile's linear one.
 sk_bins = KBinsDiscretizer(n_bins=B, encode="ordinal", strategy="quantile", quantile_method="linear")
-sk_levels = B - 1 - sk_bins.fit_transform(pass1[:, None])[:, 0].astype(int)
-check_true("difficulty levels = scikit-learn KBinsDiscretizer quantile bins, reversed (0 = easiest)",
-           np.array_equal(levels, sk_levels), f"bin sizes {np.bincount(levels, minlength=B).tolist()}")
+sk_ordinal = sk_bins.fit_transform(pass1[:, None])[:, 0].astype(int)
+check_true("KBinsDiscretizer(encode='ordinal', quantile_method='linear') bins, reversed, = the card's levels",
+           np.array_equal(levels, B - 1 - sk_ordinal),
+           f"bin sizes {np.bincount(levels, minlength=B).tolist()}")
+check_true("pitfall: its bin 0 holds the hardest questions, the card's level 0 the easiest",
+           pass1[sk_ordinal == 0].max() < pass1[levels == 0].min())
+one_hot = KBinsDiscretizer(n_bins=B).fit_transform(pass1[:, None])
+check_true("pitfall: the default encode='onehot' returns a sparse 1000 x 5 one-hot matrix, not bin numbers",
+           issparse(one_hot) and one_hot.shape == (Q, B)
+           and np.array_equal(np.asarray(one_hot.argmax(axis=1)).ravel(), sk_ordinal))
+default_edges = KBinsDiscretizer(n_bins=B, encode="ordinal").fit(pass1[:, None]).bin_edges_[0][1:-1]
+card_edges = np.quantile(pass1, np.linspace(0.0, 1.0, B + 1)[1:-1])
+check_true("pitfall: the default quantile_method='averaged_inverted_cdf' puts the edges elsewhere than "
+           "np.quantile",
+           not np.allclose(default_edges, card_edges, rtol=0, atol=1e-6),
+           f"largest gap {np.max(np.abs(default_edges - card_edges)):.1e} (no question falls between, here)")
+# --- end in code ---
 check_true("level 0 holds the highest pass@1 and level 4 the lowest",
            pass1[levels == 0].min() >= pass1[levels == 1].max() and pass1[levels == 4].max()
            <= pass1[levels == 3].min() and pass1[levels == 0].mean() > 0.7 > 0.05 > pass1[levels == 4].mean())

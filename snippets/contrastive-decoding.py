@@ -65,6 +65,29 @@ check_true("alpha = 0.1 picks ' windowsill'; alpha -> 0 picks the implausible ' 
 check_true("the unconstrained argmax of the log ratio lies outside V_head (alpha = 0.1)",
            not plausible_head(le, 0.1)[np.argmax(ratio)], f"argmax '{TOKENS[np.argmax(ratio)]}'")
 
+# --- in code: transformers ---
+import torch  # noqa: E402
+from transformers import MinPLogitsWarper  # noqa: E402
+
+# The plausibility head is min-p with p_base = alpha on the expert: MinPLogitsWarper(alpha) leaves the
+# head's logits and sets the others to -inf. The score is then the difference of the two models'
+# log_softmax on the head. Float64 log_softmax of 20 logits: a few ulps of |log p| < 7, so 1e-12.
+expert, amateur = torch.tensor(EXPERT_LOGITS)[None, :], torch.tensor(AMATEUR_LOGITS)[None, :]
+head_hf = torch.isfinite(MinPLogitsWarper(min_p=0.1)(None, expert))[0]
+cd_hf = torch.where(head_hf, torch.log_softmax(expert, -1) - torch.log_softmax(amateur, -1), -torch.inf)[0]
+check_true("MinPLogitsWarper(min_p=alpha) on the expert's logits keeps exactly V_head (alpha = 0.1)",
+           np.array_equal(head_hf.numpy(), plausible_head(le, 0.1)), f"{int(head_hf.sum())} tokens")
+check_close("CD score from log_softmax(expert) - log_softmax(amateur) on that head = the card's",
+            cd_hf[head_hf].numpy(), cd_score(le, la, 0.1)[plausible_head(le, 0.1)], rtol=1e-12)
+# log_softmax of the warped logits renormalizes the expert over the head: every score moves by
+# -log(mass of the head). The chosen token stays, the scores (and any sum over steps) do not.
+warped = MinPLogitsWarper(min_p=0.1)(None, expert)
+shifted = (torch.log_softmax(warped, -1) - torch.log_softmax(amateur, -1))[0]
+check_close("pitfall: log_softmax of the warped expert logits shifts every score by -log(head mass)",
+            shifted[head_hf].numpy(), cd_score(le, la, 0.1)[plausible_head(le, 0.1)]
+            - np.log(pe[plausible_head(le, 0.1)].sum()), rtol=1e-12)
+# --- end in code ---
+
 x = np.arange(V)
 head = plausible_head(le, 0.1)
 fig, ax = figure(f'Contrastive decoding after "{CONTEXT}" ' + r"($\alpha$ = 0.1)", "next token",

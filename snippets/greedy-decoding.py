@@ -74,6 +74,33 @@ check_true("the exhaustive argmax differs from the greedy sequence and has highe
            f"greedy '{toy_text(greedy)}' log p = {seq_lp[g_idx]:.3f} (rank {rank} of 625); "
            f"best '{toy_text(seqs[best])}' log p = {seq_lp[best]:.3f}")
 
+# --- in code: transformers ---
+import torch  # noqa: E402
+from hf_table_lm import TableLM  # noqa: E402
+from transformers import TemperatureLogitsWarper  # noqa: E402
+
+# The toy model's table as a transformers causal LM; generate() without sampling is greedy search.
+model = TableLM(TOY_LOGITS)
+hf_greedy = model.generate(model.start(), do_sample=False, max_new_tokens=TOY_T, use_cache=False)
+check_true("generate(do_sample=False, max_new_tokens=T) = the card's greedy sequence",
+           hf_greedy[0, 1:].tolist() == greedy, f"transformers '{toy_text(hf_greedy[0, 1:].tolist())}'")
+# A checkpoint whose generation config says do_sample=True makes the same call sample: 20 rows drawn
+# with a fixed torch seed, not all of them the greedy sequence (each is with probability 0.072).
+model.generation_config.do_sample = True
+torch.manual_seed(0)
+sampled = model.generate(model.start(20), max_new_tokens=TOY_T, use_cache=False)[:, 1:].tolist()
+model.generation_config.do_sample = False
+check_true("pitfall: with do_sample=True in the model's generation config, generate() samples instead",
+           any(row != greedy for row in sampled),
+           f"{sum(row != greedy for row in sampled)} of 20 rows differ")
+try:
+    TemperatureLogitsWarper(0.0)
+    refused = False
+except ValueError:
+    refused = True
+check_true("pitfall: temperature=0.0 is not greedy decoding, transformers refuses it (ValueError)", refused)
+# --- end in code ---
+
 order = np.argsort(-seq_lp)
 fig, ax = figure("Greedy output vs the most probable of 625 sequences (toy model)",
                  "rank of the sequence by probability", "sequence log-probability")

@@ -8,7 +8,6 @@ import toy_corpus as tc
 from cardcheck import check_close, check_true
 from cardplot import figure
 from scipy.stats import hypergeom
-from sklearn.metrics import top_k_accuracy_score
 
 
 # --- formula ---
@@ -26,15 +25,16 @@ def hit_rate_at_k(rankings_grades, k: int, min_grade: int = 1) -> float:
 E = tc.doc_embeddings()
 
 # 1. Known-item search: each document's title is a query whose only relevant document is that
-#    document. Then hit rate@k is top-k accuracy, which scikit-learn computes from the score matrix.
+#    document; its ranking sorts the documents by score (the In code section checks scikit-learn here).
 titles = np.stack([tc.embed(d.title) for d in tc.DOCS])
 S = titles @ E.T                        # 32 title-queries x 32 documents
 truth = np.arange(tc.N_DOCS)
 ranked = [np.eye(tc.N_DOCS, dtype=int)[i][np.argsort(-S[i])] for i in truth]
 ks = [1, 2, 3, 5, 10]
-check_close("known-item search, k = 1, 2, 3, 5, 10: hit rate vs sklearn top_k_accuracy_score",
+rank_of_truth = [1 + int(np.count_nonzero(S[i] > S[i, i])) for i in truth]
+check_close("known-item search, k = 1, 2, 3, 5, 10: hit rate = share of queries with rank <= k",
             [hit_rate_at_k(ranked, k) for k in ks],
-            [top_k_accuracy_score(truth, S, k=k, labels=truth) for k in ks], rtol=1e-12)
+            [np.mean(np.array(rank_of_truth) <= k) for k in ks], rtol=1e-12)
 
 # 2. Graded toy queries (several relevant documents): hit@k = 1[rank of the first relevant <= k].
 rankings = {q: np.argsort(-(E @ tc.query_embedding(q))) for q in tc.QUERIES}
@@ -58,6 +58,27 @@ for k in (1, 3, 5):
 
 check_true("an empty top k (no relevant item) scores 0, one relevant item at rank k scores 1",
            hit_at_k([0, 0, 0, 2], 3) == 0.0 and hit_at_k([0, 0, 1], 3) == 1.0)
+
+# --- in code: scikit-learn ---
+from sklearn.metrics import top_k_accuracy_score  # noqa: E402
+
+# One row of scores per query, one column per document, y_true the relevant document's column:
+# known-item search only (one relevant document per query). Means of 32 zeros and ones: exact.
+check_close("top_k_accuracy_score(truth, S, k=k) = HR@k, k = 1, 2, 3, 5, 10",
+            [top_k_accuracy_score(truth, S, k=k, labels=truth) for k in ks],
+            [hit_rate_at_k(ranked, k) for k in ks], rtol=1e-12)
+check_close("pitfall: normalize=False returns the number of hits, HR@3 times the 32 queries",
+            top_k_accuracy_score(truth, S, k=3, labels=truth, normalize=False),
+            hit_rate_at_k(ranked, 3) * tc.N_DOCS, rtol=1e-12)
+# Ties: the relevant document 0 ties document 2 for the top score. A ranking that keeps the tied
+# documents in index order (a stable sort) puts document 0 first, a hit at k = 1; scikit-learn
+# takes the higher column first, so it counts a miss.
+tied = np.array([[0.9, 0.1, 0.9, 0.3]])
+stable_rank = np.eye(4, dtype=int)[0][np.argsort(-tied[0], kind="stable")]
+check_true("pitfall: on a tie scikit-learn ranks the higher column first (miss), a stable sort the "
+           "lower (hit)", top_k_accuracy_score([0], tied, k=1, labels=range(4)) == 0.0
+           and hit_at_k(stable_rank, 1) == 1.0)
+# --- end in code ---
 
 depths = np.arange(1, 21)
 fig, ax = figure("Hit rate@k, known-item search by title (32 queries)", "cut-off k", "hit rate@k")

@@ -77,6 +77,32 @@ draws = sample_min_p(z, 0.1, rng, 200_000)
 check_frequencies("p_base = 0.1: masked-logit sampler vs truncated distribution", draws,
                   np.where(ref_keep, p / p[ref_keep].sum(), 0.0))
 
+# --- in code: transformers ---
+import torch  # noqa: E402
+from hf_table_lm import TableLM, processed_probs, sampled_distribution  # noqa: E402
+from transformers import MinPLogitsWarper, TemperatureLogitsWarper  # noqa: E402
+
+# The warper sets the logits of the dropped tokens to -inf; the softmax renormalizes. In float64 the
+# kept probabilities are p_i / (kept mass) to a few ulps, hence rtol 1e-12.
+logits = torch.tensor(z)[None, :]
+check_close("softmax(MinPLogitsWarper(p_base)(logits)) = the card's min-p filter, p_base = 0.02 .. 0.3",
+            [processed_probs(MinPLogitsWarper(b), z) for b in (0.02, 0.05, 0.1, 0.3)],
+            [min_p_filter(p, b) for b in (0.02, 0.05, 0.1, 0.3)], rtol=1e-12)
+check_close("TemperatureLogitsWarper(1.5) then MinPLogitsWarper(0.1) = min-p of softmax(z / 1.5)",
+            processed_probs(MinPLogitsWarper(0.1), TemperatureLogitsWarper(1.5)(None, logits)[0].numpy()),
+            min_p_filter(softmax(z / 1.5), 0.1), rtol=1e-12)
+# generate() applies its default top_k = 50 before min_p. On 60 tokens whose probabilities lie within
+# a factor e of each other, min_p = 0.1 keeps all 60; generate() samples from the top 50 only.
+# generate() works in float32: probabilities near 1/50 good to a few float32 ulps, so rtol 1e-5.
+flat = -np.linspace(0.0, 1.0, 60)
+wide = TableLM(flat[None, :])
+check_close("pitfall: generate(do_sample=True, min_p=0.1) samples from the top_k=50 tokens, renormalized",
+            sampled_distribution(wide, min_p=0.1), np.where(np.arange(60) < 50, softmax(flat), 0.0)
+            / softmax(flat)[:50].sum(), rtol=1e-5)
+check_close("fix: with top_k=0 it samples from the card's min-p set (all 60 here)",
+            sampled_distribution(wide, min_p=0.1, top_k=0), min_p_filter(softmax(flat), 0.1), rtol=1e-5)
+# --- end in code ---
+
 keep = min_p_filter(p, 0.1) > 0
 fig, ax = kept_tokens_figure("Min-p with p_base = 0.1: keep p_i >= 0.1 p_max", p, keep,
                              f"kept ({keep.sum()} tokens, mass {p[keep].sum():.2f})")

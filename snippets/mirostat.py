@@ -118,6 +118,29 @@ for tau in (3.0, 5.0):
                f"mean {late:.3f} bits (perplexity {2 ** late:.2f} vs {2 ** tau:.2f}); "
                f"mu in [{M[steps // 2:].min():.2f}, {M[steps // 2:].max():.2f}]")
 
+# --- in code: transformers ---
+from hf_table_lm import processed_probs  # noqa: E402
+from transformers import TopKLogitsWarper  # noqa: E402
+
+# No library call runs the controller; the truncation it sets is top-k, which TopKLogitsWarper does
+# once k is known. On the Zipf table (s = 1.2) at mu = 6 bits, float64 softmax over the kept logits:
+# p_i / (top-k mass) to a few ulps, hence rtol 1e-12.
+k6 = min(max(round(mirostat_k(estimate_zipf_s(p12), 6.0, N)), 1), N)
+check_close(f"softmax(TopKLogitsWarper(k)(log p)) = the top k = {k6} renormalized, as a Mirostat step",
+            processed_probs(TopKLogitsWarper(top_k=k6), np.log(p12)),
+            np.where(ranks <= k6, p12, 0.0) / c12[k6 - 1], rtol=1e-12)
+try:
+    TopKLogitsWarper(top_k=mirostat_k(estimate_zipf_s(p12), 6.0, N))
+    refused = False
+except ValueError:
+    refused = True
+check_true("pitfall: the formula's k is a real number, and TopKLogitsWarper refuses it (ValueError)", refused)
+# Ties: the warper drops only tokens strictly below the k-th largest logit, so tokens tied with it stay.
+tied = processed_probs(TopKLogitsWarper(top_k=2), np.log([0.4, 0.2, 0.2, 0.2]))
+check_true("pitfall: top_k=2 on (0.4, 0.2, 0.2, 0.2) keeps all 4 tokens, tied at the 2nd value",
+           np.count_nonzero(tied) == 4, f"{np.count_nonzero(tied)} kept")
+# --- end in code ---
+
 fig, ax = figure("Mirostat holds the average surprise at its target", "generated token",
                  "bits")
 for tau, color in ((3.0, "tab:blue"), (5.0, "tab:red")):

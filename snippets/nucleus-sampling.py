@@ -76,6 +76,43 @@ draws = sample_nucleus(p, 0.8, rng, 200_000)
 check_frequencies("top_p = 0.8: masked sampler vs brute-force nucleus distribution", draws,
                   np.where(in_best, p / mass[best], 0.0))
 
+# --- in code: transformers ---
+from hf_table_lm import TableLM, processed_probs, sampled_distribution  # noqa: E402
+from transformers import TopPLogitsWarper  # noqa: E402
+
+# The warper masks logits (to -inf) and leaves the renormalizing to the softmax that sampling applies.
+# In float64 the kept probabilities are p_i / (nucleus mass) to a few ulps, hence rtol 1e-12; the
+# masked ones are exactly 0. (At a prefix mass exactly equal to top_p, as in the dyadic example, the
+# rounding of the softmax decides, so that boundary is not compared here.)
+check_close("softmax(TopPLogitsWarper(top_p)(logits)) = the card's nucleus, top_p = 0.3 .. 0.95",
+            [processed_probs(TopPLogitsWarper(t), np.log(p)) for t in (0.3, 0.5, 0.8, 0.9, 0.95)],
+            [nucleus_filter(p, t) for t in (0.3, 0.5, 0.8, 0.9, 0.95)], rtol=1e-12)
+# generate() applies its default top_k = 50 before top_p: on 60 nearly equal tokens the nucleus of
+# 0.95 holds 56 of them. One step of generate() on a one-row table, with the processed scores returned.
+flat = -np.linspace(0.0, 1.0, 60)
+p_flat = np.exp(flat) / np.exp(flat).sum()
+wide = TableLM(flat[None, :])
+
+
+def kept_by_generate(**settings):
+    return sampled_distribution(wide, top_p=0.95, **settings)
+
+
+# generate() cuts to the 50 most probable first (flat is decreasing: the first 50), then takes the
+# nucleus of that renormalized top 50, which holds fewer tokens than the nucleus of all 60.
+# generate() casts the model's logits to float32: probabilities near 1/50 from a float32 softmax are
+# good to a few float32 ulps (6e-8 each), so rtol 1e-5 holds with room; no prefix mass here lies
+# within 1e-5 of 0.95, so float32 keeps the same tokens.
+top50 = np.where(np.arange(60) < 50, p_flat, 0.0) / p_flat[:50].sum()
+check_close("pitfall: generate(do_sample=True, top_p=0.95) applies its default top_k=50 first",
+            kept_by_generate(), nucleus_filter(top50, 0.95), rtol=1e-5)
+kept, in_nucleus = np.count_nonzero(kept_by_generate()), nucleus_set(p_flat, 0.95).size
+check_true("pitfall: so it keeps fewer tokens than the nucleus of the full distribution",
+           kept < in_nucleus, f"generate keeps {kept}, the nucleus {in_nucleus}")
+check_close("fix: top_k=0 leaves the nucleus alone", kept_by_generate(top_k=0), nucleus_filter(p_flat, 0.95),
+            rtol=1e-5)
+# --- end in code ---
+
 keep = nucleus_filter(p, 0.8) > 0
 fig, ax = kept_tokens_figure("Top-p with p = 0.8 keeps the shortest prefix reaching 80%", p, keep,
                              f"kept ({keep.sum()} tokens)")

@@ -4,7 +4,7 @@
 import numpy as np
 import toy_corpus as tc
 from cardcheck import check_close, check_true
-from sklearn.metrics import precision_recall_curve, precision_score, recall_score
+from sklearn.metrics import precision_recall_curve
 
 
 # --- formula ---
@@ -19,7 +19,11 @@ E = tc.doc_embeddings()
 scores = {q: E @ tc.query_embedding(q) for q in tc.QUERIES}
 orders = {q: np.argsort(-s) for q, s in scores.items()}
 
-# 1. Against scikit-learn: the top-R indicator's precision and recall, per query and grade threshold.
+# --- in code: scikit-learn ---
+from sklearn.metrics import precision_score, recall_score  # noqa: E402
+
+# The top-R indicator over all documents as y_pred, relevance (grade >= threshold) as y_true, per
+# query and grade threshold. Ratios of the same small integers: 1e-12 holds.
 for min_grade in (1, 2, 3):
     ours, prec, rec = [], [], []
     for q in tc.QUERIES:
@@ -30,12 +34,19 @@ for min_grade in (1, 2, 3):
         ours.append(r_precision(g[orders[q]], g, min_grade))
         prec.append(precision_score(g >= min_grade, in_top))
         rec.append(recall_score(g >= min_grade, in_top))
-    check_close(f"R-precision of q1..q6 (grade >= {min_grade}) vs sklearn precision_score of the top R",
-                ours, prec, rtol=1e-12)
-    check_close(f"... and vs sklearn recall_score of the top R (P@R = R@R), grade >= {min_grade}",
-                ours, rec, rtol=1e-12)
+    check_close(f"precision_score(rel, top-R indicator) = R-precision of q1..q6 (grade >= {min_grade})",
+                prec, ours, rtol=1e-12)
+    check_close(f"recall_score of the same top R gives the same (P@R = R@R), grade >= {min_grade}",
+                rec, ours, rtol=1e-12)
+try:
+    precision_score(tc.grades("q1"), in_top)
+    refused = False
+except ValueError:
+    refused = True
+check_true("pitfall: graded judgments (0..3) as y_true are refused as multiclass (ValueError)", refused)
+# --- end in code ---
 
-# 2. The break-even point: on the precision-recall curve, the point where precision equals recall
+# 1. The break-even point: on the precision-recall curve, the point where precision equals recall
 #    is the cut at depth R (sklearn's curve points, one per distinct score).
 q = "q2"
 p, r, _ = precision_recall_curve(tc.grades(q) >= 1, scores[q])
@@ -44,7 +55,7 @@ check_true("q2: the PR curve has a break-even point", even.size >= 1, f"{even.si
 check_close("q2: the PR curve's break-even point (P = R) is R-precision",
             p[even], [r_precision(tc.grades(q)[orders[q]], tc.grades(q))] * even.size, rtol=1e-12)
 
-# 3. Hand values. q1 has R = 6; its dense top 6 is d04, d02, d01, d03, d29, d24 -> 4 relevant.
+# 2. Hand values. q1 has R = 6; its dense top 6 is d04, d02, d01, d03, d29, d24 -> 4 relevant.
 #    q3 has R = 4 (d19, d20, d22, d21); dense top 4 is d20, d10, d19, d31 -> 2 relevant.
 check_close("q1: 4/6 and q3: 2/4 (hand values)",
             [r_precision(tc.grades(x)[orders[x]], tc.grades(x)) for x in ("q1", "q3")], [4 / 6, 0.5],

@@ -52,6 +52,56 @@ check_true("emitted tokens are distributed as the target p",
            np.max(np.abs(freq - p)) < 4 * np.sqrt(p.max() / len(emitted)),
            f"max |freq - p| = {np.max(np.abs(freq - p)):.4f}")
 
+# --- in code: transformers ---
+import torch  # noqa: E402
+from hf_table_lm import TableLM  # noqa: E402
+
+# transformers' assisted generation runs Algorithm 1 when sampling: the draft proposes, the target
+# verifies all of them in one forward pass. Target p and draft q as tables that ignore the prefix,
+# with q close to p so that alpha is high and the number of drafts matters.
+q_near = 0.8 * p + 0.2 * rng.dirichlet(np.ones(vocab))
+alpha_near = np.minimum(p, q_near).sum()
+
+
+def tokens_per_target_call(n_new, **draft_settings):
+    """Generate n_new tokens with the draft as assistant; new tokens over the target's forward passes."""
+    target = TableLM(np.tile(np.log(p), (vocab + 1, 1)))
+    draft = TableLM(np.tile(np.log(q_near), (vocab + 1, 1)))
+    for name, value in draft_settings.items():
+        setattr(draft.generation_config, name, value)
+    calls, forward = [0], target.forward
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return forward(*args, **kwargs)
+
+    target.forward = counted
+    out = target.generate(target.start(), assistant_model=draft, do_sample=True, top_k=0,
+                          max_new_tokens=n_new)
+    return (out.shape[1] - 1) / calls[0], calls[0]
+
+
+# Tokens per call are j + 1 with probability alpha^j (1 - alpha) for j < gamma, gamma + 1 with
+# alpha^gamma; their standard deviation over the number of calls gives the standard error, and the
+# last call, cut short by max_new_tokens, moves the mean by less than gamma / calls.
+torch.manual_seed(0)
+fixed, n_calls = tokens_per_target_call(1200, num_assistant_tokens=gamma,
+                                        num_assistant_tokens_schedule="constant",
+                                        assistant_confidence_threshold=0.0)
+counts = np.arange(1, gamma + 2)
+probs = np.append(alpha_near ** np.arange(gamma) * (1 - alpha_near), alpha_near**gamma)
+sd = np.sqrt(probs @ counts**2 - (probs @ counts) ** 2)
+check_close(f"assistant_model, num_assistant_tokens = {gamma}, constant: tokens per target call = E[#tokens]",
+            fixed, expected_tokens(alpha_near, gamma),
+            atol=4 * sd / np.sqrt(n_calls) + gamma / n_calls, rtol=0)
+torch.manual_seed(0)
+default, _ = tokens_per_target_call(400)
+check_true("pitfall: by default the draft is not gamma = num_assistant_tokens = 20 tokens: it stops once its "
+           "own probability falls below assistant_confidence_threshold = 0.4",
+           default < expected_tokens(alpha_near, 20) - 1.0,
+           f"{default:.2f} tokens per call; E[#tokens] for gamma = 20: {expected_tokens(alpha_near, 20):.2f}")
+# --- end in code ---
+
 a = np.linspace(0, 0.99, 200)
 fig, ax = figure("Speculative decoding: tokens per target call", "acceptance rate  α",
                  "expected tokens per target call")

@@ -4,7 +4,6 @@ duplicates, empty answers and the max over gold answers."""
 from collections import Counter
 
 from cardcheck import check_close, check_true
-from rouge_score import rouge_scorer
 from text_fixture import QA_CASES, squad_normalize
 
 
@@ -43,26 +42,38 @@ check_close("the max over golds: 'An apple, an orange' scores 0.8 vs gold 1 and 
             [token_f1_single("An apple, an orange", g) for g in ("apple and orange", "orange apple")],
             [0.8, 1.0], rtol=1e-12)
 
-# 2. Library route: after normalization the tokens are lower-case alphanumeric words, so the F1
-#    equals rouge_score's ROUGE-1 F-measure on the normalized strings (a bag-of-unigrams F1).
-scorer = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False)
-pairs = [(p, g) for p, golds in QA_CASES for g in golds]
-pairs += [("cat cat cat dog", "the cat cat bird bird"), ("one two three four five", "five four")]
-check_close("F1 vs rouge_score ROUGE-1 F on normalized strings (all prediction/gold pairs)",
-            [token_f1_single(p, g) for p, g in pairs],
-            [scorer.score(squad_normalize(g), squad_normalize(p))["rouge1"].fmeasure for p, g in pairs],
-            rtol=1e-12)
-
-# 3. Duplicates count as a multiset: "the the cat cat cat" vs "cat cat dog" -> cat x3 vs cat x2:
+# 2. Duplicates count as a multiset: "the the cat cat cat" vs "cat cat dog" -> cat x3 vs cat x2:
 #    2 common tokens, P = 2/3, R = 2/3, F1 = 2/3.  Unequal P and R: 3 of 4 predicted tokens in a
 #    6-token gold: P = 3/4, R = 1/2, F1 = 3/5.
 check_close("multiset overlap: 2/3; P = 3/4, R = 1/2 gives 3/5",
             [token_f1_single("the the cat cat cat", "cat cat dog"),
              token_f1_single("p q r x", "p q r s t u")], [2 / 3, 0.6], rtol=1e-12)
 
-# 4. Empty answers (SQuAD 2.0 rule: both empty scores 1, one empty 0); no overlap scores 0.
+# 3. Empty answers (SQuAD 2.0 rule: both empty scores 1, one empty 0); no overlap scores 0.
 check_close("empty/empty 1, empty/'x' 0, 'x'/'the' 0 (gold normalizes to empty), no overlap 0",
             [token_f1_single("", "the"), token_f1_single("", "x"), token_f1_single("x", "the"),
              token_f1_single("red", "blue")], [1.0, 0.0, 0.0, 0.0])
+pairs = [(p, g) for p, golds in QA_CASES for g in golds]
+pairs += [("cat cat cat dog", "the cat cat bird bird"), ("one two three four five", "five four")]
 check_true("F1 is symmetric in prediction and gold",
            all(abs(token_f1_single(p, g) - token_f1_single(g, p)) < 1e-15 for p, g in pairs))
+
+# --- in code: rouge-score ---
+from rouge_score import rouge_scorer  # noqa: E402
+
+# After SQuAD normalization the tokens are lower-case alphanumeric words, which rouge_score's tokenizer
+# leaves as they are, so ROUGE-1's F-measure (a bag-of-unigrams F1) is the card's F1. Both divide the
+# same small integers, so 1e-12 holds.
+scorer = rouge_scorer.RougeScorer(["rouge1"])
+check_close("RougeScorer(['rouge1']).score(norm(gold), norm(pred)).fmeasure = token F1, every pair",
+            [scorer.score(squad_normalize(g), squad_normalize(p))["rouge1"].fmeasure for p, g in pairs],
+            [token_f1_single(p, g) for p, g in pairs], rtol=1e-12)
+check_close("pitfall: on raw strings it keeps the articles: 'the Denver Broncos!' vs 'Denver Broncos' "
+            "scores 0.8, not 1", scorer.score("Denver Broncos", "the Denver Broncos!")["rouge1"].fmeasure,
+            0.8 * token_f1_single("the Denver Broncos!", "Denver Broncos"), rtol=1e-12)
+# Prediction 'broncos', gold 'denver broncos': P = 1/1, R = 1/2. Passing the prediction first, as
+# the target, returns them the other way round.
+swapped = scorer.score("broncos", "denver broncos")["rouge1"]
+check_close("pitfall: score(target, prediction) wants the gold first; swapped, it reports P = 1/2, R = 1",
+            [swapped.precision, swapped.recall], [0.5, 1.0], rtol=1e-12)
+# --- end in code ---

@@ -115,6 +115,24 @@ draws = sample_typical(p, 0.5, rng, 200_000)
 check_frequencies("tau = 0.5: masked sampler vs threshold-form typical distribution", draws,
                   np.where(ref, p / p[ref].sum(), 0.0))
 
+# --- in code: transformers ---
+from hf_table_lm import processed_probs  # noqa: E402
+from transformers import TypicalLogitsWarper  # noqa: E402
+
+# The warper sets the logits outside the typical set to -inf; the softmax renormalizes. In float64
+# the kept probabilities are p_i / (kept mass) to a few ulps, hence rtol 1e-12.
+check_close("softmax(TypicalLogitsWarper(mass=tau)(logits)) = the card's typical set, tau = 0.2 .. 0.95",
+            [processed_probs(TypicalLogitsWarper(mass=t), np.log(p)) for t in taus],
+            [typical_filter(p, t) for t in taus], rtol=1e-12)
+# Ties: on the dyadic example the two 0.125 tokens have the same deviation (computed from equal
+# inputs, so equal in floating point). At tau = 0.7501 the card's prefix needs one of them; the
+# warper keeps every token whose deviation is no larger than the last one needed, so both.
+tie = processed_probs(TypicalLogitsWarper(mass=0.7501), np.log(p_dy))
+check_true("pitfall: at a tie on the boundary the warper keeps all tied tokens (4 tokens, the card 3)",
+           np.count_nonzero(tie) == 4 and np.count_nonzero(typical_filter(p_dy, 0.7501)) == 3,
+           f"warper {np.count_nonzero(tie)} tokens, card {np.count_nonzero(typical_filter(p_dy, 0.7501))}")
+# --- end in code ---
+
 kept = typical_filter(p, 0.2) > 0
 fig, ax = kept_tokens_figure("Locally typical set, tau = 0.2: the most probable token is dropped",
                              p, kept, f"kept ({kept.sum()} tokens, mass {p[kept].sum():.2f})")

@@ -86,6 +86,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("group_norm", "groupnorm"),
     ("xavier_uniform", "xavier-initialization"),
     ("mutual_info_score", "mutual-information"),
+    # batch ic-sim (distances, similarities, term weights, Gaussians): each card's main library call
+    ("euclidean_distances", "euclidean-distance"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -89,6 +89,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # batch ic-sim (distances, similarities, term weights, Gaussians): each card's main library call
     ("euclidean_distances", "euclidean-distance"),
     ("manhattan_distances", "manhattan-distance"),
+    ("bitwise_count", "hamming-distance"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -90,6 +90,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("euclidean_distances", "euclidean-distance"),
     ("manhattan_distances", "manhattan-distance"),
     ("bitwise_count", "hamming-distance"),
+    ("jaccard_score", "jaccard-similarity"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

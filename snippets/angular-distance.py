@@ -41,6 +41,36 @@ exact = np.array([angular_distance(E[i], E[j]) for i, j in pairs])
 check_close("8 toy-corpus pairs: fraction of 20 000 random hyperplanes that separate them",
             freq, exact, atol=4 * np.sqrt(0.25 / 20_000))
 
+# --- in code: scipy ---
+from scipy.spatial.distance import cosine as cosine_distance  # noqa: E402
+
+# No library returns the angle itself: it is arccos of the cosine, divided by pi. The 8 pairs are at
+# least 0.7 rad apart, where arccos amplifies the cosine's few-ulp error by 1 / sin(angle) < 2: 1e-12.
+check_close("arccos(1 - scipy cosine(x, y)) / pi: the 8 toy-corpus pairs",
+            [np.arccos(1 - cosine_distance(E[i], E[j])) / np.pi for i, j in pairs], exact, rtol=1e-12)
+check_close("scipy clips its distance into [0, 2]: d(x, x) = 0 and d(x, -x) = 1 exactly, never NaN",
+            [[np.arccos(1 - cosine_distance(v, v)) / np.pi for v in x],
+             [np.arccos(1 - cosine_distance(v, -v)) / np.pi for v in x]], [np.zeros(200), np.ones(200)],
+            atol=0)
+# --- end in code ---
+
+# --- in code: scikit-learn ---
+from sklearn.metrics.pairwise import cosine_similarity  # noqa: E402
+
+self_cos = np.diag(cosine_similarity(x))
+with np.errstate(invalid="ignore"):
+    unclipped = np.arccos(self_cos) / np.pi
+check_true("pitfall: cosine_similarity(x, x) exceeds 1 by an ulp for some vectors, and arccos gives NaN",
+           np.any(self_cos > 1) and np.any(np.isnan(unclipped)),
+           f"{int(np.sum(np.isnan(unclipped)))} of 200 self-distances NaN")
+# d(x, x): a computed self-cosine is within the dot product's error bound (D + 2) u = 1.1e-15 of 1 (D = 8),
+# and arccos(1 - delta) / pi = sqrt(2 delta) / pi is then at most 1.5e-8: atol 2e-8.
+check_close("fix: np.arccos(np.clip(cosine_similarity(X, Y), -1, 1)) / pi: the 8 pairs, then d(x, x) = 0",
+            np.concatenate([[np.arccos(np.clip(cosine_similarity(E[i:i + 1], E[j:j + 1])[0, 0], -1, 1))
+                             for i, j in pairs], np.arccos(np.clip(self_cos, -1, 1))]) / np.pi,
+            np.concatenate([exact, np.zeros(200)]), rtol=1e-12, atol=2e-8)
+# --- end in code ---
+
 # A metric: triangle inequality on random triples, with equality for points in order on a great circle.
 p, q, s = rng.normal(size=(3, 5000, 4))
 slack = angular_distance(p, q) + angular_distance(q, s) - angular_distance(p, s)
@@ -59,6 +89,23 @@ check_true("1 - cos violates the triangle inequality at 0, 45 and 90 degrees; th
            cos_dist["ac"] > cos_dist["ab"] + cos_dist["bc"]
            and angular_distance(e0, e1) <= angular_distance(e0, mid) + angular_distance(mid, e1) + 1e-15,
            f"1 - cos: {cos_dist['ac']:.3f} > {cos_dist['ab'] + cos_dist['bc']:.3f}")
+
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+X = torch.tensor(x)
+torch_self = F.cosine_similarity(X, X, dim=-1)
+check_true("pitfall: F.cosine_similarity(x, x) also exceeds 1 by an ulp, and torch.arccos gives NaN",
+           bool(torch.isnan(torch.arccos(torch_self)).any()),
+           f"{int(torch.isnan(torch.arccos(torch_self)).sum())} of 200 self-distances NaN")
+first, second = torch.tensor(E[[i for i, _ in pairs]]), torch.tensor(E[[j for _, j in pairs]])
+pair_cos = F.cosine_similarity(first, second, dim=-1)
+# As for scikit-learn: the self-cosine is within 1.1e-15 of 1, so d(x, x) <= 1.5e-8: atol 2e-8.
+check_close("fix: torch.arccos(F.cosine_similarity(x, y, dim=-1).clamp(-1, 1)) / pi: 8 pairs, then d(x, x)",
+            torch.arccos(torch.cat([pair_cos, torch_self]).clamp(-1, 1)).numpy() / np.pi,
+            np.concatenate([exact, np.zeros(200)]), rtol=1e-12, atol=2e-8)
+# --- end in code ---
 
 fig, ax = figure("Random hyperplanes separate a pair with probability θ/π",
                  "angular distance  arccos(cos) / π", "fraction of hyperplanes separating the pair")

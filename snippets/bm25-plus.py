@@ -84,6 +84,22 @@ all_terms = score("q1", delta=0.0) + constant
 check_true("delta on every query term (as rank_bm25 does) ranks exactly like BM25, not like BM25+",
            list(np.argsort(-all_terms, kind="stable")) == bm25_rank and bm25_rank != plus_rank)
 
+# --- in code: rank-bm25 ---
+from rank_bm25 import BM25Plus  # noqa: E402
+
+# Same IDF ln((N + 1) / df), same avgdl; sums of a few terms in another order: 1e-12.
+docs = tc.doc_tokens()
+library = BM25Plus(docs, k1=1.2, b=0.75, delta=1.0).get_scores(q)
+idf_q = np.array([ref_idf(tc.df(t), 32) for t in q])
+lacking = (tc.count_matrix(q) == 0) @ idf_q            # summed idf of the query terms each document lacks
+check_close("pitfall: BM25Plus(docs, k1=1.2).get_scores(q) adds delta x idf for absent query terms too",
+            library, score("q1") + 1.0 * lacking, rtol=1e-12)
+check_close("fix: subtract delta x the idf of the terms a document lacks to get the card's BM25+",
+            library - 1.0 * lacking, score("q1"), rtol=1e-12, atol=1e-12)
+check_close("pitfall: the default k1 is 1.5, not 1.2", BM25Plus(docs).get_scores(q),
+            score("q1", k1=1.5) + 1.0 * lacking, rtol=1e-12)
+# --- end in code ---
+
 # Figure: contribution of one occurrence against relative document length.
 rel = np.linspace(0.1, 10, 200)
 fig, ax = figure("BM25 vs BM25+ (k1 = 1.2, b = 0.75)", "|d| / avgdl",

@@ -74,14 +74,38 @@ check_true("q1: the long survey d28 ranks higher under BM25L (delta = 0.5) than 
            l_rank.index(27) < bm25_rank.index(27),
            f"rank of d28: BM25 {bm25_rank.index(27) + 1}, BM25L {l_rank.index(27) + 1}")
 
-# rank_bm25's BM25L applies the shifted factor to absent terms too (c' = 0 still gets delta). That
-# credits each document (k1 + 1) delta / (k1 + delta) x idf for every query term it LACKS.
+# Without the gate, absent terms get the shifted factor too (c' = 0 still gets delta). That credits
+# each document (k1 + 1) delta / (k1 + delta) x idf for every query term it LACKS.
 q = tc.query_tokens("q1")
 idf_q = np.array([ref_idf(tc.df(t), 32) for t in q])
 missing = (tc.count_matrix(q) == 0) @ idf_q
 ungated = score("q1") + 2.2 * 0.5 / 1.7 * missing
 check_true("the ungated variant is not BM25L plus a constant: the bonus differs between documents",
            np.ptp(ungated - score("q1")) > 0.5, f"bonus ranges over {np.ptp(ungated - score('q1')):.2f}")
+
+# --- in code: rank-bm25 ---
+from rank_bm25 import BM25L  # noqa: E402
+
+# Same IDF ln(N + 1) - ln(df + 0.5), same avgdl; sums of a few terms in another order: 1e-12.
+okapi_l = BM25L(docs, k1=1.2, b=0.75, delta=0.5)
+library = okapi_l.get_scores(q)
+tf_q1 = tc.count_matrix(q)
+per_term = [bm25l(tf_q1[:, [j]], tc.doc_lengths(), tc.avgdl(), idf_q[[j]], 1.2, 0.75, 0.5)
+            for j in range(len(q))]
+check_close("pitfall: BM25L(docs, k1=1.2).get_scores(q) multiplies each term's contribution by its count tf",
+            library, sum(tf_q1[:, j] * per_term[j] for j in range(len(q))), rtol=1e-12)
+once = np.all(tf_q1 <= 1, axis=1)
+check_true("so it equals the card where each query term occurs at most once, and exceeds it elsewhere "
+           "(d04: counts 3, 5, 5)", np.allclose(library[once], score("q1")[once], rtol=1e-12)
+           and library[3] > 3 * score("q1")[3], f"d04: rank-bm25 {library[3]:.2f}, card {score('q1')[3]:.2f}")
+check_close("pitfall: the default k1 is 1.5, not 1.2", BM25L(docs).get_scores(q)[once],
+            score("q1", k1=1.5)[once], rtol=1e-12)
+# The fix: the card's sum from the model's own statistics (its idf, term counts and lengths).
+own_tf = np.array([[doc.get(t, 0) for t in q] for doc in okapi_l.doc_freqs], dtype=float)
+check_close("fix: bm25l() on the model's idf, doc_freqs, doc_len and avgdl is the card's BM25L",
+            bm25l(own_tf, np.array(okapi_l.doc_len, dtype=float), okapi_l.avgdl,
+                  np.array([okapi_l.idf[t] for t in q]), 1.2, 0.75, 0.5), score("q1"), rtol=1e-12)
+# --- end in code ---
 
 # Figure: tf factor against the length-normalized count c'.
 c = np.linspace(0, 8, 400)

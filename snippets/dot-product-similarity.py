@@ -49,6 +49,22 @@ check_true("the longest document (d28) enters the dot-product top 5 but not the 
            27 in top_raw and 27 not in top_cos,
            f"dot top 5 {[tc.DOC_IDS[i] for i in top_raw]}, cosine top 5 {[tc.DOC_IDS[i] for i in top_cos]}")
 
+# int8-quantized embeddings, as vector databases store them: each coordinate rounded to 127 / max |E| steps.
+step = 127 / np.abs(E).max()
+E_int8, q_int8 = np.round(E * step).astype(np.int8), np.round(q * step).astype(np.int8)
+exact_int = dot_similarity(q_int8.astype(float), E_int8.astype(float))[0]  # integers below 2^53: exact
+
+# --- in code: numpy ---
+# Sums of 32 products in another order: a few ulps apart, so 1e-12.
+check_close("numpy: Q @ D.T on the float vectors, query q2 against 32 documents", (q @ E.T)[0], unit_scores,
+            rtol=1e-12)
+check_true("pitfall: on int8 vectors Q @ D.T adds up in int8 and wraps around modulo 256",
+           (q_int8 @ E_int8.T).dtype == np.int8 and not np.array_equal((q_int8 @ E_int8.T)[0], exact_int),
+           f"d01: int8 {(q_int8 @ E_int8.T)[0, 0]}, exact {exact_int[0]:.0f}")
+check_close("fix: widen first, Q.astype(np.int32) @ D.T.astype(np.int32)",
+            (q_int8.astype(np.int32) @ E_int8.T.astype(np.int32))[0], exact_int, rtol=0)
+# --- end in code ---
+
 # Maximum inner product search as nearest-neighbour search (Bachrach et al. 2014): append
 # sqrt(M^2 - |y|^2) to every document and 0 to the query; then |q' - y'|^2 = |q|^2 + M^2 - 2 q.y.
 M = np.linalg.norm(scaled, axis=1).max()
@@ -59,3 +75,15 @@ check_close("MIPS reduction: |q|^2 + M^2 - 2 q.y equals the squared L2 distance 
             (q @ q.T)[0, 0] + M ** 2 - 2 * raw, l2, rtol=1e-9)
 check_true("MIPS reduction: L2 nearest-neighbour order = descending dot-product order",
            np.array_equal(np.argsort(l2, kind="stable"), np.argsort(-raw, kind="stable")))
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+Q, Docs = torch.tensor(q), torch.tensor(E)
+check_close("torch: Q @ D.T (torch.matmul), query q2 against 32 documents", (Q @ Docs.T)[0].numpy(),
+            unit_scores, rtol=1e-12)
+Q8, Docs8 = torch.tensor(q_int8), torch.tensor(E_int8)
+check_true("pitfall: on int8 tensors the products wrap around in int8 too",
+           (Q8 @ Docs8.T).dtype == torch.int8 and not np.array_equal((Q8 @ Docs8.T)[0].numpy(), exact_int))
+check_close("fix: widen first, Q.int() @ D.int().T", (Q8.int() @ Docs8.int().T)[0].numpy(), exact_int, rtol=0)
+# --- end in code ---

@@ -17,9 +17,17 @@ rng = np.random.default_rng(0)
 x = rng.normal(size=(6, 40)) * rng.uniform(0.1, 10.0, size=(6, 1))
 y = rng.normal(size=(4, 40)) + 1.5
 pairwise = euclidean_distance(x[:, None, :], y[None, :, :])
-check_close("6 x 4 pairwise distances vs scipy cdist", pairwise, cdist(x, y), rtol=1e-12)
-check_close("one pair vs scipy.spatial.distance.euclidean", euclidean_distance(x[0], y[0]),
-            euclidean(x[0], y[0]), rtol=1e-12)
+
+# --- in code: scipy ---
+# cdist and euclidean form the differences x_i - y_i, as the card does: sums of 40 squares a few ulps
+# apart, so 1e-12.
+check_close("scipy cdist(X, Y): 6 x 4 pairwise distances", pairwise, cdist(x, y), rtol=1e-12)
+check_close("scipy euclidean(x, y): one pair", euclidean_distance(x[0], y[0]), euclidean(x[0], y[0]),
+            rtol=1e-12)
+scale = rng.uniform(0.5, 3.0, size=40)
+check_close("pitfall: the weights w multiply the squared differences: w = s^2 rescales coordinates by s",
+            euclidean(x[0], y[0], w=scale ** 2), euclidean_distance(scale * x[0], scale * y[0]), rtol=1e-12)
+# --- end in code ---
 # Gram identity |x - y|^2 = |x|^2 + |y|^2 - 2 x.y (fine here: the points are far apart).
 gram = np.sum(x ** 2, 1)[:, None] + np.sum(y ** 2, 1)[None, :] - 2 * x @ y.T
 check_close("squared distances vs |x|^2 + |y|^2 - 2 x.y", pairwise ** 2, gram, rtol=1e-9)
@@ -61,3 +69,40 @@ check_close("nearby points at norm 4e8: the direct form is exact", direct,
             1e-3 * np.sqrt(np.sum(np.arange(16) ** 2)), rtol=1e-6)
 check_true("... while the Gram form loses every digit", abs(via_gram - direct) > 0.5 * direct,
            f"direct {direct:.6f}, via Gram {via_gram:.6f}")
+
+# --- in code: scikit-learn ---
+from sklearn.metrics.pairwise import euclidean_distances  # noqa: E402
+
+# scikit-learn uses the Gram form |x|^2 + |y|^2 - 2 x.y. Its rounding error is a few ulps of
+# |x|^2 + |y|^2 (at most 4e3 here) against squared distances of at least 50: relative 1e-13 on d^2,
+# so 1e-9, as for the Gram check above, holds with room.
+check_close("euclidean_distances(X, Y): 6 x 4 pairwise distances", euclidean_distances(x, y), pairwise,
+            rtol=1e-9)
+sk_near = euclidean_distances(far[None, :], near[None, :])[0, 0]
+check_true("pitfall: nearby points at norm 4e8: the Gram form returns 0 instead of the distance",
+           abs(sk_near - direct) > 0.5 * direct, f"card {direct:.6f}, scikit-learn {sk_near:.6f}")
+check_close("fix: subtract a common point first (distances do not change under translation)",
+            euclidean_distances((far - far)[None, :], (near - far)[None, :])[0, 0], direct, rtol=1e-12)
+# --- end in code ---
+
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+X, Y = torch.tensor(x), torch.tensor(y)
+check_close("torch.cdist(X, Y): 6 x 4 pairwise distances (both under 25 rows: the direct form)",
+            torch.cdist(X, Y).numpy(), pairwise, rtol=1e-12)
+# 26 copies of the far point: above 25 rows torch.cdist switches to the Gram form by default.
+far_rows, near_rows = torch.tensor(np.tile(far, (26, 1))), torch.tensor(np.tile(near, (26, 1)))
+by_mm = torch.cdist(far_rows, near_rows)[0, 0].item()
+check_true("pitfall: with more than 25 rows torch.cdist uses the Gram form and loses every digit",
+           abs(by_mm - direct) > 0.5 * direct, f"card {direct:.6f}, torch.cdist {by_mm:.6f}")
+check_close("fix: compute_mode='donot_use_mm_for_euclid_dist' forms the differences",
+            torch.cdist(far_rows, near_rows, compute_mode="donot_use_mm_for_euclid_dist")[0, 0].item(),
+            direct, rtol=1e-12)
+# F.pairwise_distance adds eps = 1e-6 to every difference before the norm: |x - y + eps|.
+check_close("pitfall: F.pairwise_distance(x, y) is |x - y + 1e-6|, so d(x, x) = 1e-6 sqrt(D), not 0",
+            F.pairwise_distance(X[:1], X[:1]).item(), 1e-6 * np.sqrt(40), rtol=1e-12)
+check_close("fix: eps=0 gives the card's distance",
+            F.pairwise_distance(X[:4], Y, eps=0.0).numpy(), euclidean_distance(x[:4], y), rtol=1e-12)
+# --- end in code ---

@@ -20,16 +20,22 @@ sigma = a @ a.T + 0.3 * np.eye(d)
 mu = rng.normal(size=d)
 dist = multivariate_normal(mu, sigma)
 
-check_close("d-dim entropy vs scipy.stats.multivariate_normal.entropy",
-            gaussian_entropy(sigma), dist.entropy(), rtol=1e-12)
+
+# --- in code: scipy ---
+# A log-determinant of a 4 x 4 matrix either way: a few ulps, so 1e-12.
+check_close("scipy multivariate_normal(mu, Sigma).entropy()", dist.entropy(), gaussian_entropy(sigma),
+            rtol=1e-12)
+for s in (0.1, 1.0, 3.0):
+    check_close(f"scipy norm(0, sigma).entropy(), sigma = {s}", norm(0, s).entropy(),
+                gaussian_entropy(np.array([[s**2]])), rtol=1e-12)
+check_close("pitfall: norm's scale is the standard deviation: norm(0, sigma^2) has variance sigma^4",
+            norm(0, 3.0 ** 2).entropy(), gaussian_entropy(np.array([[3.0 ** 4]])), rtol=1e-12)
+# --- end in code ---
 samples = dist.rvs(size=400_000, random_state=rng)
 check_close("entropy vs Monte-Carlo mean of -log p(x)", gaussian_entropy(sigma),
             -dist.logpdf(samples).mean(), rtol=0.01)
 
 # 1-D: 1/2 log(2 pi e sigma^2); it is negative once sigma < 1/sqrt(2 pi e) ≈ 0.242.
-for s in (0.1, 1.0, 3.0):
-    check_close(f"1-D entropy, sigma = {s}, vs scipy.stats.norm.entropy",
-                gaussian_entropy(np.array([[s**2]])), norm(0, s).entropy(), rtol=1e-12)
 check_true("differential entropy can be negative", gaussian_entropy(np.array([[0.1**2]])) < 0,
            f"h(N(0, 0.1^2)) = {gaussian_entropy(np.array([[0.01]])):.3f} nats")
 
@@ -37,3 +43,20 @@ check_true("differential entropy can be negative", gaussian_entropy(np.array([[0
 variances = np.array([0.5, 2.0, 7.0])
 check_close("diagonal Sigma = sum of 1-D entropies", gaussian_entropy(np.diag(variances)),
             sum(norm(0, np.sqrt(v)).entropy() for v in variances), rtol=1e-12)
+
+# --- in code: torch ---
+import torch  # noqa: E402
+from torch.distributions import MultivariateNormal, Normal  # noqa: E402
+
+check_close("torch MultivariateNormal(mu, covariance_matrix=Sigma).entropy()",
+            MultivariateNormal(torch.tensor(mu), covariance_matrix=torch.tensor(sigma)).entropy().item(),
+            gaussian_entropy(sigma), rtol=1e-12)
+stds = torch.tensor(np.sqrt(variances))
+check_close("torch Normal(0, sigma).entropy(): one entropy per coordinate, summed for the diagonal Sigma",
+            Normal(torch.zeros(3, dtype=torch.float64), stds).entropy().sum().item(),
+            gaussian_entropy(np.diag(variances)), rtol=1e-12)
+as_variances = Normal(torch.zeros(3, dtype=torch.float64), stds ** 2)
+check_close("pitfall: Normal(loc, scale) takes the standard deviation: variances passed in give the "
+            "entropy for variances squared", as_variances.entropy().sum().item(),
+            gaussian_entropy(np.diag(variances ** 2)), rtol=1e-12)
+# --- end in code ---

@@ -39,6 +39,26 @@ forward, backward = kl_diag(0.3, 0.5, -1.0, 2.0), kl_diag(-1.0, 2.0, 0.3, 0.5)
 check_true("asymmetric in its arguments", abs(forward - backward) > 0.1,
            f"KL(p||q) = {forward:.4f}, KL(q||p) = {backward:.4f} nats")
 
+# --- in code: torch ---
+import torch  # noqa: E402
+from torch.distributions import Independent, Normal, kl_divergence  # noqa: E402
+
+sd1, sd2 = np.sqrt(v1), np.sqrt(v2)
+P = Normal(torch.tensor(m1), torch.tensor(sd1))
+Q = Normal(torch.tensor(m2), torch.tensor(sd2))
+# The same closed form per coordinate, summed over 5: a few ulps apart, so 1e-12.
+check_close("kl_divergence(Independent(Normal(mu1, s1), 1), Independent(Normal(mu2, s2), 1)) = the card",
+            kl_divergence(Independent(P, 1), Independent(Q, 1)).item(), kl_diag(m1, sd1, m2, sd2), rtol=1e-12)
+check_close("pitfall: on Normal itself it returns one KL per coordinate (sum them for the diagonal case)",
+            kl_divergence(P, Q).numpy(), [kl_diag(*c) for c in zip(m1, sd1, m2, sd2, strict=True)],
+            rtol=1e-12)
+as_variances = kl_divergence(Normal(torch.tensor(m1), torch.tensor(v1)),
+                             Normal(torch.tensor(m2), torch.tensor(v2)))
+check_close("pitfall: Normal(loc, scale) takes the standard deviation: variances passed in give the KL "
+            "between N(mu1, v1^2) and N(mu2, v2^2)", as_variances.sum().item(), kl_diag(m1, v1, m2, v2),
+            rtol=1e-12)
+# --- end in code ---
+
 # Same means, different widths: a too-narrow model q costs far more than a too-wide one.
 ratio = np.geomspace(0.2, 5, 300)
 fig, ax = figure("KL between two zero-mean Gaussians", "width ratio  σ_q / σ_p", "nats")

@@ -22,17 +22,37 @@ d = hamming_distance(bits[:, None, :], bits[None, :, :])
 packed = np.packbits(bits, axis=1)
 popcount = np.array([[int(np.unpackbits(np.bitwise_xor(a, b)).sum()) for b in packed] for a in packed])
 check_close("6 x 6 codes of 256 bits: vs popcount(x XOR y) on packed bytes", d, popcount, rtol=0)
-# Route 2: scipy returns the FRACTION of differing positions.
-check_close("vs 256 x scipy cdist(metric='hamming')", d, 256 * cdist(bits, bits, metric="hamming"),
-            rtol=1e-12)
+
+# --- in code: numpy ---
+# NumPy 2's popcount: XOR the packed bytes, count the set bits of each, add them up (exact integers).
+check_close("np.bitwise_count(np.packbits(x) ^ np.packbits(y)).sum(): 6 x 6 codes",
+            [[np.bitwise_count(np.bitwise_xor(a, b)).sum() for b in packed] for a in packed], d, rtol=0)
+# packbits pads a length that is not a multiple of 8 with zero bits, which XOR to zero.
+short_a, short_b = np.packbits(bits[0, :13]), np.packbits(bits[1, :13])
+check_close("a 13-bit code: the padding adds nothing", np.bitwise_count(short_a ^ short_b).sum(),
+            hamming_distance(bits[0, :13], bits[1, :13]), rtol=0)
+# --- end in code ---
+
+# --- in code: scipy ---
+# A count divided by 256 and multiplied back: exact to an ulp, so 1e-12.
+check_close("pitfall: scipy cdist(X, Y, metric='hamming') is the FRACTION d_H / D; times D = 256 it is d_H",
+            256 * cdist(bits, bits, metric="hamming"), d, rtol=1e-12)
+check_close("the same for scipy hamming(x, y) on symbols: 5 x hamming = d_H",
+            5 * hamming(np.array([3, 1, 4, 1, 5]), np.array([3, 2, 4, 7, 5])),
+            hamming_distance(np.array([3, 1, 4, 1, 5]), np.array([3, 2, 4, 7, 5])), rtol=1e-12)
+# --- end in code ---
+
+# --- in code: scikit-learn ---
+from sklearn.metrics import pairwise_distances  # noqa: E402
+
+check_close("pitfall: pairwise_distances(X, metric='hamming') is the fraction too; times 256 it is d_H",
+            256 * pairwise_distances(bits.astype(bool), metric="hamming"), d, rtol=1e-12)
+# --- end in code ---
 # Route 3: for +-1 codes, x.y = D - 2 d_H, so d_H = (D - x.y) / 2.
 signs = 2.0 * bits - 1.0
 check_close("+-1 codes: d_H = (D - x.y) / 2", d, (256 - signs @ signs.T) / 2, rtol=1e-12)
 check_close("strings of symbols: 'karolin' vs 'kathrin' differ in 3 places",
             hamming_distance(np.array(list("karolin")), np.array(list("kathrin"))), 3, rtol=0)
-check_close("non-binary symbols: vs 5 x scipy hamming on integer codes",
-            hamming_distance(np.array([3, 1, 4, 1, 5]), np.array([3, 2, 4, 7, 5])),
-            5 * hamming(np.array([3, 1, 4, 1, 5]), np.array([3, 2, 4, 7, 5])), rtol=1e-12)
 
 # Metric axioms on random triples of codes.
 u, v, w = rng.integers(0, 2, size=(3, 3000, 32))
@@ -57,3 +77,12 @@ by_cos = np.argsort(-(E @ tc.query_embedding("q5")))[:3]
 check_true("q5: the code-nearest document is the cosine-nearest one (d08)",
            by_code[0] == by_cos[0] == 7,
            f"by code {[tc.DOC_IDS[i] for i in by_code]}, by cosine {[tc.DOC_IDS[i] for i in by_cos]}")
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+# torch.cdist with p=0 counts the coordinates that differ: the count itself, not a fraction.
+codes_t = torch.tensor(bits, dtype=torch.float64)  # cdist takes floating point only
+check_close("torch.cdist(X, Y, p=0): 6 x 6 codes of 256 bits", torch.cdist(codes_t, codes_t, p=0).numpy(), d,
+            rtol=0)
+# --- end in code ---

@@ -36,6 +36,19 @@ check_true("limits: 0 for a term in every document, ln N for a term in one, decr
 with np.errstate(divide="ignore"):
     check_true("a term absent from the collection (df = 0) has no finite idf", not np.isfinite(idf(0.0, 32)))
 
+# --- in code: scikit-learn ---
+from sklearn.feature_extraction.text import TfidfTransformer  # noqa: E402
+
+# idf_ is ln(N / df) + 1 computed from the document-term counts: a log and an add, an ulp or two apart.
+counts = tc.count_matrix(vocab)
+plain = TfidfTransformer(smooth_idf=False).fit(counts).idf_
+check_close("TfidfTransformer(smooth_idf=False).fit(counts).idf_ - 1 = ln(N / df), every term", plain - 1,
+            weights, rtol=1e-12, atol=1e-15)
+check_close("pitfall: the default smooth_idf=True counts one more document holding every term, "
+            "idf_ = ln((N + 1) / (df + 1)) + 1", TfidfTransformer().fit(counts).idf_ - 1,
+            idf(direct_df + 1, n_docs + 1), rtol=1e-12, atol=1e-15)
+# --- end in code ---
+
 # Spärck Jones's use: score a document by the summed idf of the query terms it contains, against plain
 # coordination-level matching (the number of query terms it contains). Query q4, top 4.
 q = sorted(set(tc.query_tokens("q4")))

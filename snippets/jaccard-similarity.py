@@ -4,6 +4,7 @@ import numpy as np
 import toy_corpus as tc
 from cardcheck import check_close, check_true
 from cardplot import figure
+from scipy.spatial.distance import cdist
 from scipy.spatial.distance import jaccard as jaccard_distance
 
 
@@ -24,9 +25,32 @@ for i, s in enumerate(sets):
 
 n = len(sets)
 J = np.array([[jaccard(sets[i], sets[j]) for j in range(n)] for i in range(n)])
-check_close("all 32 x 32 document pairs vs 1 - scipy jaccard distance on 0/1 incidence vectors", J,
-            [[1 - jaccard_distance(incidence[i], incidence[j]) for j in range(n)] for i in range(n)],
-            rtol=1e-12)
+no_terms = np.zeros(len(vocab), dtype=bool)
+
+# --- in code: scipy ---
+# One ratio of two counts each way: an ulp apart, so 1e-12.
+check_close("1 - scipy jaccard(u, v) on 0/1 incidence vectors: d01 and d02",
+            1 - jaccard_distance(incidence[0], incidence[1]), J[0, 1], rtol=1e-12)
+check_close("1 - scipy cdist(U, V, metric='jaccard'): all 32 x 32 document pairs in one call",
+            1 - cdist(incidence, incidence, metric="jaccard"), J, rtol=1e-12, atol=1e-15)
+check_close("pitfall: two empty sets, where J is undefined, get distance 0, so 1 - distance = 1",
+            1 - jaccard_distance(no_terms, no_terms), 1.0, rtol=0)
+# --- end in code ---
+
+# --- in code: scikit-learn ---
+import warnings  # noqa: E402
+
+from sklearn.metrics import jaccard_score  # noqa: E402
+
+# Four pairs only: each call validates its input at length (milliseconds per call).
+check_close("jaccard_score(u, v) on 0/1 incidence vectors: d01 against d01 .. d04",
+            [jaccard_score(incidence[0], incidence[j]) for j in range(4)], J[0, :4], rtol=1e-12)
+with warnings.catch_warnings():  # the default zero_division="warn" warns, then returns 0
+    warnings.simplefilter("ignore")
+    empty_score = jaccard_score(no_terms, no_terms)
+check_close("pitfall: two empty sets score 0 here, where scipy's 1 - distance gives 1",
+            [empty_score, jaccard_score(no_terms, no_terms, zero_division=1.0)], [0.0, 1.0], rtol=0)
+# --- end in code ---
 # Inclusion-exclusion: |A u B| = |A| + |B| - |A n B|, with the intersection from the 0/1 vectors.
 inter = incidence.astype(float) @ incidence.T.astype(float)
 sizes = incidence.sum(axis=1)

@@ -26,6 +26,22 @@ check_close("2 sin(theta/2) vs Euclidean distance (chord length)",
             2 * np.sin(np.arccos(np.clip(cos, -1, 1)) / 2),
             cdist(unit_query, unit, metric="euclidean")[0], rtol=1e-7, atol=1e-9)
 
+# --- in code: scikit-learn ---
+from sklearn.metrics.pairwise import cosine_distances, euclidean_distances  # noqa: E402
+from sklearn.preprocessing import normalize  # noqa: E402
+
+# normalize() divides each row by its L2 norm; the squared distances come from the Gram form, which
+# on unit vectors is 2 - 2 a.b itself, so the two routes agree to a few ulps of 2: atol 1e-12.
+unit_sk, query_sk = normalize(corpus), normalize(query)
+check_close("euclidean_distances(normalize(A), normalize(B), squared=True) = 2 - 2 cos",
+            euclidean_distances(query_sk, unit_sk, squared=True)[0], sq_l2_from_cosine(cos), rtol=1e-9,
+            atol=1e-12)
+check_close("pitfall: by default (squared=False) it is the distance: its square is 2 - 2 cos",
+            euclidean_distances(query_sk, unit_sk)[0] ** 2, sq_l2_from_cosine(cos), rtol=1e-9, atol=1e-12)
+check_close("pitfall: cosine_distances is 1 - cos, half the squared distance: times 2 it is 2 - 2 cos",
+            2 * cosine_distances(query, corpus)[0], sq_l2_from_cosine(cos), rtol=1e-9, atol=1e-12)
+# --- end in code ---
+
 # Brute-force top-10 search: L2 on unit vectors, inner product on unit vectors and cosine agree.
 top = 10
 by_l2 = np.argsort(cdist(unit_query, unit, metric="sqeuclidean")[0])[:top]

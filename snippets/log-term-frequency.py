@@ -42,6 +42,22 @@ raw = tc.count_matrix(q)
 score_raw, score_log = raw @ idf, log_tf(raw) @ idf
 check_close("d04 (keyword stuffing, counts 3, 5, 5, 0) vs hand sum of (1 + ln c) idf", score_log[3],
             (1 + math.log(3)) * idf[0] + (1 + math.log(5)) * (idf[1] + idf[2]), rtol=1e-12)
+# --- in code: scikit-learn ---
+from sklearn.feature_extraction.text import TfidfTransformer  # noqa: E402
+
+# 1 + ln c per nonzero count (scikit-learn adds 1 to np.log in place): an ulp apart, so 1e-12. On the
+# whole count matrix, so that every document has a term and a nonzero length to scale by.
+all_counts = tc.count_matrix()
+sublinear = TfidfTransformer(sublinear_tf=True, use_idf=False, norm=None).fit_transform(all_counts)
+check_close("TfidfTransformer(sublinear_tf=True, use_idf=False, norm=None): 1 + ln c, 0 where absent",
+            sublinear.toarray(), log_tf(all_counts), rtol=1e-12)
+default = TfidfTransformer(sublinear_tf=True).fit(all_counts)
+weighted = log_tf(all_counts) * default.idf_
+check_close("pitfall: by default it also multiplies by its idf_ and scales each row to unit length",
+            default.transform(all_counts).toarray(),
+            weighted / np.linalg.norm(weighted, axis=1, keepdims=True), rtol=1e-12, atol=1e-15)
+# --- end in code ---
+
 ratio_raw, ratio_log = score_raw[3] / score_raw[0], score_log[3] / score_log[0]
 check_true("the log damps keyword stuffing: d04's lead over d01 shrinks from raw tf to 1 + ln tf",
            ratio_log < 0.8 * ratio_raw, f"d04 / d01: raw tf-idf {ratio_raw:.2f}, log tf-idf {ratio_log:.2f}")

@@ -26,8 +26,14 @@ mean = rng.normal(size=D)
 x = rng.normal(size=(8, D)) * 2.0 + 1.0
 
 got = mahalanobis_distance(x, mean, cov)
-check_close("8 points vs scipy mahalanobis(u, v, VI = inverse covariance)", got,
-            [mahalanobis(p, mean, np.linalg.inv(cov)) for p in x], rtol=1e-10)
+
+# --- in code: scipy ---
+# Both invert a 5 x 5 covariance (condition number 14 here): a few dozen ulps, so 1e-10 holds with room.
+check_close("scipy mahalanobis(u, v, VI=inv(cov)): 8 points",
+            [mahalanobis(p, mean, np.linalg.inv(cov)) for p in x], got, rtol=1e-10)
+check_close("pitfall: passing cov itself as VI gives the distance under the covariance cov^-1",
+            mahalanobis(x[0], mean, cov), mahalanobis_distance(x[0], mean, np.linalg.inv(cov)), rtol=1e-10)
+# --- end in code ---
 # Whitening: with cov = L L^T, the distance is the Euclidean length of L^{-1} (x - y).
 L = cholesky(cov, lower=True)
 whitened = solve_triangular(L, (x - mean).T, lower=True).T
@@ -49,6 +55,23 @@ samples = rng.multivariate_normal(mean, cov, size=20_000)
 d2 = mahalanobis_distance(samples, mean, cov) ** 2
 check_close("Monte Carlo: E[d^2] = D for Gaussian samples (20 000 draws, 4 standard errors)", d2.mean(),
             float(D), atol=4 * np.sqrt(2 * D / len(d2)))
+
+# --- in code: scikit-learn ---
+from sklearn.covariance import EmpiricalCovariance  # noqa: E402
+
+# It estimates the mean and the maximum-likelihood covariance (divided by n) of the data it is fitted on.
+sample = samples[:200]
+fitted = EmpiricalCovariance().fit(sample)
+ml_cov = np.cov(sample, rowvar=False, ddof=0)
+check_close("pitfall: EmpiricalCovariance().fit(X).mahalanobis(X) returns SQUARED distances",
+            fitted.mahalanobis(sample[:8]),
+            mahalanobis_distance(sample[:8], sample.mean(axis=0), ml_cov) ** 2, rtol=1e-10)
+check_close("pitfall: its covariance divides by n, so d^2 is n/(n-1) times that under np.cov's (n-1)",
+            fitted.mahalanobis(sample[:8]) * (199 / 200),
+            mahalanobis_distance(sample[:8], sample.mean(axis=0), np.cov(sample, rowvar=False)) ** 2,
+            rtol=1e-10)
+# --- end in code ---
+
 ks = kstest(d2, chi2(D).cdf)
 check_true("KS test does not reject d^2 ~ chi-square(D)", ks.pvalue > 0.001,
            f"statistic {ks.statistic:.4f}, p = {ks.pvalue:.2f}")

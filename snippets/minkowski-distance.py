@@ -17,16 +17,36 @@ def minkowski_distance(x: np.ndarray, y: np.ndarray, p: float) -> np.ndarray:
 rng = np.random.default_rng(0)
 x = rng.normal(size=(4, 24)) * 2.0
 y = rng.normal(size=(6, 24)) + 0.5
-for p in (1.0, 1.5, 2.0, 3.0, 7.5):
-    check_close(f"p = {p}: 4 x 6 pairwise distances vs scipy cdist(metric='minkowski')",
-                minkowski_distance(x[:, None, :], y[None, :, :], p), cdist(x, y, metric="minkowski", p=p),
-                rtol=1e-11)
 a, b = x[0], y[0]
+
+# --- in code: scipy ---
+# Sums of 24 powers, then a 1/p-th power: a few ulps per term, amplified by at most the exponent, so 1e-11.
+for p in (1.0, 1.5, 2.0, 3.0, 7.5):
+    check_close(f"scipy cdist(X, Y, metric='minkowski', p={p}): 4 x 6 pairwise distances",
+                cdist(x, y, metric="minkowski", p=p), minkowski_distance(x[:, None, :], y[None, :, :], p),
+                rtol=1e-11)
+check_close("scipy minkowski(x, y, 0.5): p < 1 is accepted (no longer a metric)", minkowski(a, b, 0.5),
+            minkowski_distance(a, b, 0.5), rtol=1e-11)
+check_close("pitfall: p left out is 2, the Euclidean distance", minkowski(a, b), minkowski_distance(a, b, 2),
+            rtol=1e-12)
+check_close("p = inf gives the Chebyshev distance max_i |x_i - y_i|", minkowski(a, b, np.inf),
+            np.max(np.abs(a - b)), rtol=0)
+# --- end in code ---
+
+# --- in code: scikit-learn ---
+from sklearn.metrics import pairwise_distances  # noqa: E402
+
+check_close("pairwise_distances(X, Y, metric='minkowski', p=3): 4 x 6 pairwise distances",
+            pairwise_distances(x, y, metric="minkowski", p=3),
+            minkowski_distance(x[:, None, :], y[None, :, :], 3), rtol=1e-11)
+check_close("pitfall: metric='minkowski' without p is p = 2 (also NearestNeighbors' default metric)",
+            pairwise_distances(x, y, metric="minkowski"), minkowski_distance(x[:, None, :], y[None, :, :], 2),
+            rtol=1e-11)
+# --- end in code ---
+
 check_close("p = 1 is the Manhattan distance, p = 2 the Euclidean distance (scipy)",
             [minkowski_distance(a, b, 1), minkowski_distance(a, b, 2)], [cityblock(a, b), euclidean(a, b)],
             rtol=1e-12)
-check_close("p = 0.5 vs scipy.spatial.distance.minkowski", minkowski_distance(a, b, 0.5),
-            minkowski(a, b, 0.5), rtol=1e-11)
 check_close("hand value: (1, 2) to (4, -2) at p = 3 is (27 + 64)^(1/3)",
             minkowski_distance(np.array([1.0, 2.0]), np.array([4.0, -2.0]), 3), 91 ** (1 / 3), rtol=1e-14)
 
@@ -56,6 +76,22 @@ nn = {p: np.argsort(minkowski_distance(E[:, None, :], E[None, :, :], p) + np.eye
 changed = int(np.sum(nn[1.0] != nn[8.0]))
 check_true("toy corpus embeddings: the nearest neighbour changes between p = 1 and p = 8 for some documents",
            changed > 0, f"{changed} of {len(E)} documents")
+
+# --- in code: torch ---
+import torch  # noqa: E402
+
+X, Y = torch.tensor(x), torch.tensor(y)
+for p in (1.0, 3.0, 0.5):
+    check_close(f"torch.cdist(X, Y, p={p}): 4 x 6 pairwise distances", torch.cdist(X, Y, p=p).numpy(),
+                minkowski_distance(x[:, None, :], y[None, :, :], p), rtol=1e-11)
+check_close("p=float('inf') gives the Chebyshev distance", torch.cdist(X, Y, p=float("inf")).numpy(),
+            np.max(np.abs(x[:, None, :] - y[None, :, :]), axis=-1), rtol=0)
+# p = 0 is no limit of the card's formula: torch counts the coordinates that differ (a Hamming count).
+diff_one = y[:1].copy()
+diff_one[0, :3] += 1.0
+check_close("pitfall: p=0 counts the differing coordinates (3 here), not a limit of d_p",
+            torch.cdist(torch.tensor(diff_one), Y[:1], p=0).item(), 3.0, rtol=0)
+# --- end in code ---
 
 # Unit balls {v : d_p(v, 0) = 1}.
 fig, ax = figure("Unit circles of the Minkowski distance", "$v_1$", "$v_2$", size=(6.0, 4.2))

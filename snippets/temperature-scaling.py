@@ -99,6 +99,62 @@ after = ece(np.exp(scaled_log_probs(z, t_fit)).max(1), hit)
 check_true("ECE drops after temperature scaling (and ends below 0.01)", after < before and after < 0.01,
            f"ECE {before:.3f} -> {after:.4f}")
 
+# --- in code: torch ---
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+Z, Y = torch.tensor(z), torch.tensor(labels)
+# F.cross_entropy takes logits and by default averages over the batch (reduction="mean"): the card's
+# NLL. Both are log-softmax sums over 5 classes, a few ulps apart, averaged: 1e-12.
+check_close("F.cross_entropy(z / T, y) = mean NLL at T = 2.5", F.cross_entropy(Z / 2.5, Y).item(),
+            nll(z, labels, 2.5), rtol=1e-12)
+as_probs = F.cross_entropy(torch.softmax(Z / 2.5, dim=1), Y).item()
+check_true("pitfall: it takes logits: softmax(z / T) passed in is log-softmaxed a second time",
+           abs(as_probs - nll(z, labels, 2.5)) > 0.1,
+           f"{as_probs:.4f} vs the card's {nll(z, labels, 2.5):.4f}")
+
+
+def fit_log_temperature(**options) -> torch.Tensor:
+    """T = exp(log_t) fitted by one torch.optim.LBFGS step on the validation NLL, from T = 1."""
+    log_t = torch.zeros((), dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS([log_t], **options)
+
+    def closure():
+        opt.zero_grad()
+        loss = F.cross_entropy(Z / log_t.exp(), Y)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return log_t
+
+
+log_t = fit_log_temperature(line_search_fn="strong_wolfe")
+# LBFGS stops on a small gradient g, not at the exact minimum: a Newton step |g| / h (h the curvature in
+# log T, by central difference) bounds the distance left; twice it, plus the bisection's 1e-12.
+F.cross_entropy(Z / log_t.exp(), Y).backward()
+curvature = (nll(z, labels, t_fit * np.exp(1e-3)) - 2 * nll(z, labels, t_fit)
+             + nll(z, labels, t_fit * np.exp(-1e-3))) / 1e-6
+check_close("LBFGS on log T with F.cross_entropy(z / exp(log_t), y) reaches the card's T*",
+            log_t.item(), np.log(t_fit), atol=2 * abs(log_t.grad.item()) / curvature + 1e-12)
+# A widely copied implementation fits T itself, from 1.5, with LBFGS(lr=0.01, max_iter=50) and no
+# line search: one step then stops far short of the minimum.
+t_param = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+short = torch.optim.LBFGS([t_param], lr=0.01, max_iter=50)
+
+
+def short_closure():
+    short.zero_grad()
+    loss = F.cross_entropy(Z / t_param, Y)
+    loss.backward()
+    return loss
+
+
+short.step(short_closure)
+check_true("pitfall: LBFGS(lr=0.01, max_iter=50) without a line search stops far from T*",
+           abs(t_param.item() - t_fit) > 0.5, f"T = {t_param.item():.3f} vs T* = {t_fit:.3f}")
+# --- end in code ---
+
 ts = np.linspace(0.5, 6, 80)
 fig, ax = figure("Temperature scaling: validation NLL vs T", "temperature T", "mean NLL")
 ax.plot(ts, [nll(z, labels, t) for t in ts])

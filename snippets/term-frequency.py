@@ -35,6 +35,23 @@ check_close("whole 32 x V matrix vs collections.Counter", tf, counter, rtol=0)
 check_close("hand count: d04 (keyword stuffing) has tf(term) = 5, tf(frequency) = 5, tf(bm25) = 3",
             tf[3, [vocab.index("term"), vocab.index("frequency"), vocab.index("bm25")]], [5, 5, 3], rtol=0)
 
+# --- in code: scikit-learn ---
+from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
+
+texts = [d.text for d in tc.DOCS]
+mine = CountVectorizer(analyzer=tc.tokenize).fit(texts)
+check_close("CountVectorizer(analyzer=tokenize).fit_transform(texts): the whole 32 x V matrix",
+            mine.transform(texts).toarray(), tf, rtol=0)
+default = CountVectorizer().fit(texts)
+kept = list(default.get_feature_names_out())
+dropped = sorted(set(vocab) - set(kept))
+check_true("pitfall: the default token_pattern keeps tokens of 2+ characters only: 'a', '0', '3' vanish",
+           dropped == ["0", "3", "a"] and mine.get_feature_names_out().tolist() == vocab,
+           f"dropped {dropped}")
+check_close("... while the counts of the terms it keeps are the card's tf",
+            default.transform(texts).toarray(), tf[:, [vocab.index(t) for t in kept]], rtol=0)
+# --- end in code ---
+
 # Identities: a document's counts add up to its length; summing over documents gives the collection
 # frequency cf, counting the non-zero entries gives the document frequency df.
 check_close("sum_t tf(t, d) = |d| for every document", tf.sum(axis=1), tc.doc_lengths(), rtol=0)

@@ -18,19 +18,28 @@ from ..cards.model import Card
 from ..core.errors import CardError
 from ..core.files import write_atomically
 from ..snippets.regions import Region, formula_code, in_code_regions
+from ..snippets.snippet_key import local_imports
 from .libraries import is_heavy
 
 LEDGER_FILE = "libcheck-ledger.json"  # in snippets/, beside mutation-scores.json
 AGREES = "agrees"  # the outcome of a mapping whose every check passed
 
 
-def mapping_hash(source: str, region: Region) -> str:
-    """SHA-256 of the region's library and code and of the snippet's formula regions: a change to
-    either means the ledger's outcome no longer says anything about the mapping."""
+def mapping_hash(source: str, region: Region, helpers: dict[str, str] | None = None) -> str:
+    """SHA-256 of the region's library and code, of the snippet's formula regions and of the helper
+    modules the snippet imports (file name -> text; a fixture's data or a model wrapper the region
+    uses): a change to any means the ledger's outcome no longer says anything about the mapping."""
     digest = hashlib.sha256()
     for part in (region.library, region.code, formula_code(source)):
         digest.update(part.encode() + b"\0")
+    for name, text in sorted((helpers or {}).items()):
+        digest.update(name.encode() + b"\0" + text.encode() + b"\0")
     return digest.hexdigest()
+
+
+def helper_texts(snippet: Path, snippets_dir: Path) -> dict[str, str]:
+    """The helper modules (snippets/lib/) a snippet imports, transitively: file name -> text."""
+    return {p.name: p.read_text(encoding="utf-8") for p in local_imports(snippet, snippets_dir)}
 
 
 @dataclass(frozen=True)
@@ -65,15 +74,18 @@ def save(path: Path, cards: dict[str, dict[str, dict[str, Any]]]) -> None:
     write_atomically(path, text)
 
 
-def statuses(source: str, card_id: str, ledger: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Status]:
-    """The ledger's word on each heavy region of one card's snippet source, by library."""
+def statuses(source: str, card_id: str, ledger: dict[str, dict[str, dict[str, Any]]],
+             helpers: dict[str, str] | None = None) -> dict[str, Status]:
+    """The ledger's word on each heavy region of one card's snippet source (and the helper modules it
+    imports, as `helper_texts` reads them), by library."""
     recorded = ledger.get(card_id, {})
     found = {}
     for region in in_code_regions(source):
         if not is_heavy(region.library):
             continue
         entry = recorded.get(region.library, {})
-        found[region.library] = Status(region.library, entry.get("code") == mapping_hash(source, region),
+        code = mapping_hash(source, region, helpers)
+        found[region.library] = Status(region.library, entry.get("code") == code,
                                        entry.get("outcome"), dict(entry.get("versions", {})))
     return found
 
@@ -83,8 +95,9 @@ def stale(cards: list[Card], snippets_dir: Path,
     """Each heavy mapping that the ledger does not record as checked for its present code."""
     problems = []
     for card in cards:
-        source = (snippets_dir / card.snippet).read_text(encoding="utf-8")
-        for library, status in statuses(source, card.id, ledger).items():
+        snippet = snippets_dir / card.snippet
+        source = snippet.read_text(encoding="utf-8")
+        for library, status in statuses(source, card.id, ledger, helper_texts(snippet, snippets_dir)).items():
             if status.checked:
                 continue
             at = next((i for i, e in enumerate(card.in_code) if e.library == library), None)

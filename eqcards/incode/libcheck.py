@@ -11,7 +11,7 @@ from ..cards.model import Card
 from ..snippets.jobs import SnippetJob, SnippetResult
 from ..snippets.regions import WHOLE, in_code_regions
 from ..snippets.runner import run_snippets
-from .ledger import AGREES, mapping_hash
+from .ledger import AGREES, helper_texts, mapping_hash
 from .libraries import is_heavy
 
 
@@ -28,7 +28,8 @@ def heavy_cards(cards: list[Card], snippets_dir: Path) -> list[Card]:
                                     in_code_regions((snippets_dir / c.snippet).read_text("utf-8")))]
 
 
-def outcomes(card: Card, result: SnippetResult, source: str) -> dict[str, dict[str, Any]]:
+def outcomes(card: Card, result: SnippetResult, source: str,
+             helpers: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
     """The ledger entry of each heavy region: agrees when the run passed; when it failed, the region
     holding the failing line disagrees, one ending before it agrees, and one after it did not run."""
     entries = {}
@@ -41,7 +42,7 @@ def outcomes(card: Card, result: SnippetResult, source: str) -> dict[str, dict[s
             outcome = f"disagrees: {result.error}"
         else:
             outcome = f"not run: the snippet failed first, at line {result.line}: {result.error}"
-        entries[region.library] = {"code": mapping_hash(source, region),
+        entries[region.library] = {"code": mapping_hash(source, region, helpers),
                                    "versions": {region.library: version_of(region.library)},
                                    "outcome": outcome}
     return entries
@@ -59,7 +60,8 @@ def libcheck(cards: list[Card], snippets_dir: Path, root: Path,
     entries, passed, failures = {}, [], []
     for card in chosen:
         result = report.results[card.id]
-        entries[card.id] = outcomes(card, result, (snippets_dir / card.snippet).read_text("utf-8"))
+        snippet = snippets_dir / card.snippet
+        entries[card.id] = outcomes(card, result, snippet.read_text("utf-8"), helper_texts(snippet, snippets_dir))
         if result.ok:
             ran = ", ".join(f"{lib} {e['versions'][lib]}" for lib, e in entries[card.id].items())
             passed.append(f"{card.id}: {len(result.checks)} checks passed, with {ran}")

@@ -16,7 +16,7 @@ from ..cards.seeds import read_index, read_keys
 from ..core.config import Settings
 from ..core.errors import CardError, CardErrors
 from ..incode import ledger as libcheck_ledger
-from ..incode.libraries import REQUIREMENTS, heavy_pins
+from ..incode.libraries import REQUIREMENTS, heavy_pins, is_heavy
 from ..incode.problems import in_code_problems
 from ..mutants.mutation_ledger import LEDGER_NAME, MeasuredScore, measured, read_ledger
 from ..snippets.cache import ResultCache
@@ -258,7 +258,11 @@ class CardSite:
         examples = self.examples.used_in().get(card.id, []) if self.examples else []
         topic = self.topic(card.topic)
         try:
-            statuses = libcheck_ledger.statuses(source, card.id, self.libcheck_ledger())
+            # Parsing the snippet's imports is needed only where a heavy mapping's status is shown.
+            helpers = (libcheck_ledger.helper_texts(self.settings.snippets_dir / card.snippet,
+                                                    self.settings.snippets_dir)
+                       if any(is_heavy(e.library) for e in card.in_code) else None)
+            statuses = libcheck_ledger.statuses(source, card.id, self.libcheck_ledger(), helpers)
             in_code = render_in_code(card, source, result, statuses)
         except RegionError:  # `make serve` shows the marker's error on the page (livesite.py)
             in_code = []

@@ -102,6 +102,25 @@ def test_the_ledger_says_a_changed_heavy_region_is_stale(tmp_path: Path) -> None
     assert "run `make libcheck`" in problem.message
 
 
+def test_a_changed_helper_module_makes_the_mapping_that_imports_it_stale(tmp_path: Path) -> None:
+    """A fixture or model wrapper in snippets/lib/ feeds the heavy region as much as its own code."""
+    card, snippets = toy(tmp_path)
+    (snippets / "toy-entropy.py").write_text("from toy_table import P0\n" + SNIPPET)
+    (snippets / "lib").mkdir(exist_ok=True)
+    (snippets / "lib" / "toy_table.py").write_text("P0 = [0.5, 0.5]\n")
+    parsed = parse_card(card)
+    source = (snippets / "toy-entropy.py").read_text()
+    [region] = [r for r in in_code_regions(source) if r.library == "torch"]
+    helpers = ledger.helper_texts(snippets / "toy-entropy.py", snippets)
+    assert helpers == {"toy_table.py": "P0 = [0.5, 0.5]\n"}
+    recorded = {"toy-entropy": {"torch": {"code": ledger.mapping_hash(source, region, helpers),
+                                          "versions": {"torch": "2.13.0"}, "outcome": ledger.AGREES}}}
+    assert ledger.stale([parsed], snippets, recorded) == []
+    (snippets / "lib" / "toy_table.py").write_text("P0 = [0.25, 0.75]\n")
+    [problem] = ledger.stale([parsed], snippets, recorded)
+    assert "torch mapping of snippets/toy-entropy.py has changed since `make libcheck`" in problem.message
+
+
 def test_every_heavy_mapping_of_the_real_cards_is_current_in_the_ledger() -> None:
     """`make test` fails here when a torch/jax region, or the formula it checks, changed since
     `make libcheck` last ran it."""

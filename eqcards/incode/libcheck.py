@@ -61,7 +61,8 @@ def libcheck(cards: list[Card], snippets_dir: Path, root: Path,
     for card in chosen:
         result = report.results[card.id]
         snippet = snippets_dir / card.snippet
-        entries[card.id] = outcomes(card, result, snippet.read_text("utf-8"), helper_texts(snippet, snippets_dir))
+        entries[card.id] = outcomes(card, result, snippet.read_text("utf-8"),
+                                    helper_texts(snippet, snippets_dir))
         if result.ok:
             ran = ", ".join(f"{lib} {e['versions'][lib]}" for lib, e in entries[card.id].items())
             passed.append(f"{card.id}: {len(result.checks)} checks passed, with {ran}")

@@ -5,11 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import re
+
 import yaml
 
 from ..core.errors import CardError
 
 Lines = dict[tuple[str | int, ...], int]
+
+# A backslash (not itself escaped) that YAML's double quotes read as an escape, followed by a letter:
+# TeX such as "\theta", "\beta", "\nabla" or "\Lambda" silently becomes a tab, a backspace, a line
+# break or U+2028 followed by the rest of the word.
+TEX_AS_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\([abefnrtv0NLP_])([A-Za-z]+)")
 
 
 def split_front_matter(text: str, path: Path) -> tuple[str, str, int]:
@@ -72,6 +79,14 @@ def parse_yaml(text: str, path: Path, first_line: int = 1) -> tuple[Any, Lines]:
 def _index_lines(node: yaml.Node, at: tuple[str | int, ...], lines: Lines,
                  path: Path, first_line: int) -> None:
     lines[at] = first_line + node.start_mark.line
+    if isinstance(node, yaml.ScalarNode) and node.style == '"' and node.start_mark.buffer is not None:
+        raw = node.start_mark.buffer[node.start_mark.index:node.end_mark.index]
+        if found := TEX_AS_ESCAPE.search(raw):
+            command = "\\" + found.group(2) + found.group(3)
+            line = first_line + node.start_mark.line + raw.count("\n", 0, found.start(2))
+            raise CardError(path, f"`{command}` in a double-quoted string is a YAML escape, not TeX: "
+                            f"YAML reads `\\{found.group(2)}` as a control character. Double the backslash "
+                            f"(`\\{command}`) or quote the string with single quotes", line)
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key_node, value_node in node.value:

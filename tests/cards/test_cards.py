@@ -102,6 +102,21 @@ def test_not_yaml_reports_the_line(tmp_path: Path) -> None:
     assert info.value.line in (3, 4)
 
 
+@pytest.mark.parametrize("command", ["\\theta", "\\epsilon", "\\nabla", "\\beta", "\\Lambda", "\\frac"])
+def test_tex_in_double_quotes_that_yaml_reads_as_an_escape_names_the_line(tmp_path: Path, command: str) -> None:
+    """`"\\theta"` parses without error as a tab and "heta": the card would show it silently."""
+    text = card_markdown().replace("summary: Average surprise of a distribution.\n",
+                                   f'summary: "Average surprise\n  of ${command} x$."\n')
+    assert f"${command} x$" in text
+    with pytest.raises(CardError) as info:
+        parse_card(write(tmp_path, text))
+    assert info.value.message.startswith(f"`{command}` in a double-quoted string is a YAML escape, not TeX")
+    assert "Double the backslash" in info.value.message
+    assert info.value.line == line_of(text, "of $")
+    doubled = text.replace(f"${command} x$", f"$\\{command} x$")
+    assert parse_card(write(tmp_path, doubled)).summary == f"Average surprise of ${command} x$."
+
+
 def test_missing_front_matter_and_unclosed_front_matter(tmp_path: Path) -> None:
     with pytest.raises(CardError, match="must start with a '---'"):
         parse_card(write(tmp_path, "# just markdown\n"))

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
-
-import re
 
 import yaml
 

@@ -103,7 +103,7 @@ def test_not_yaml_reports_the_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["\\theta", "\\epsilon", "\\nabla", "\\beta", "\\Lambda", "\\frac"])
-def test_tex_in_double_quotes_that_yaml_reads_as_an_escape_names_the_line(tmp_path: Path, command: str) -> None:
+def test_tex_that_double_quoted_yaml_reads_as_an_escape_names_the_line(tmp_path: Path, command: str) -> None:
     """`"\\theta"` parses without error as a tab and "heta": the card would show it silently."""
     text = card_markdown().replace("summary: Average surprise of a distribution.\n",
                                    f'summary: "Average surprise\n  of ${command} x$."\n')

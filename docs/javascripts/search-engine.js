@@ -29,8 +29,14 @@ var EqSearch = (function () {
   var STOP = new Set(["a", "an", "and", "the", "of", "in", "on", "for", "to", "is", "by", "with", "as",
                       "at", "or", "be", "it"]);
 
+  // A code name ending in an underscore, torch's mark of an in-place function (orthogonal_,
+  // xavier_normal_), is another name than the one without it; TeX's scripts (x_{t-1}, \beta_t) are
+  // not names: a script opens a brace or a command, or follows a backslash or one letter.
+  var IN_PLACE = /(?<![\w\\])([a-z][a-z0-9_]*[a-z0-9])_(?![\w{\\^])/gi;
+
   function normalize(text) {
-    var out = String(text).replace(/\u1d40/g, "^T ").normalize("NFKD")  // U+1D40 is a superscript T
+    var out = String(text).replace(IN_PLACE, "$1_inplace ")
+      .replace(/\u1d40/g, "^T ").normalize("NFKD")  // U+1D40 is a superscript T
       .replace(/(\S)([\u0302-\u0305])/g, function (m, base, mark) { return ACCENTS[mark] + base; })
       .replace(/[\u0300-\u036f]/g, "")
       .replace(/[^\x00-\x7f]/g, function (ch) { return TYPED[ch] !== undefined ? TYPED[ch] : ch; })

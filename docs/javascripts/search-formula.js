@@ -223,14 +223,25 @@ var EqFormula = (function () {
 
   // Whether a query is written as math rather than as words: a TeX command, a script, an
   // operator between symbols, a function applied to an argument, or a math character.
-  // A Greek letter alone does not make math of a query (ε-greedy is a name); a name written
-  // with underscores, each part two characters or more (doc_stride, kv_lora_rank,
-  // loraplus_lr_ratio), is a code identifier; a one-letter part (d_k, alpha_t) is a subscript.
+  // A Greek letter alone does not make math of a query (ε-greedy is a name). A code identifier is
+  // not math either: a name written with underscores, each part two characters or more
+  // (doc_stride, kv_lora_rank), or with three parts or more of which two are words
+  // (top_k_accuracy_score); one ending in an underscore, as torch's in-place functions do
+  // (kaiming_normal_); a dotted path (F.layer_norm, multivariate_normal.logpdf). A one-letter part
+  // of a two-part name (d_k, alpha_t) is a subscript.
   var MATHLIKE = /\\[A-Za-z]|[_^=/<>|]|[A-Za-z0-9]\s*\(|[\u2200-\u22ff√∑∏ᵀ‖]/;
   var IDENTIFIER = /^[A-Za-z][A-Za-z0-9]+(?:_[A-Za-z0-9]{2,})+$/;
+  var NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+  function isIdentifier(text) {
+    var parts = text.split(".");
+    if (!parts.every(function (part) { return NAME.test(part); })) return false;
+    if (parts.length > 1 || IDENTIFIER.test(text) || /[A-Za-z0-9]{2}_$/.test(text)) return true;
+    var pieces = text.split("_");
+    return pieces.length >= 3 && pieces.filter(function (p) { return p.length >= 3; }).length >= 2;
+  }
   function isFormula(query) {
     var text = String(query).trim();
-    return MATHLIKE.test(text) && !IDENTIFIER.test(text);
+    return MATHLIKE.test(text) && !isIdentifier(text);
   }
 
   return {tokens: tokens, longestRun: longestRun, isFormula: isFormula};

@@ -76,10 +76,28 @@ def readable(text: str, limit: int | None = None) -> str:
 CALLED = re.compile(r"(?<![\w.)\]])([A-Za-z_][\w.]*)\s*\(")
 
 
+# The import aliases every tutorial uses, full path first: a call written one way is found the other.
+IMPORT_ALIASES = (("torch.nn.functional.", "F."), ("torch.nn.", "nn."), ("jax.numpy.", "jnp."),
+                  ("numpy.", "np."))
+
+
+def spelled_both_ways(name: str) -> list[str]:
+    """A called name and its spelling under the usual import alias (`F.kl_div` and
+    `torch.nn.functional.kl_div`), so that the name a reader types shares every word with the card's."""
+    for full, short in IMPORT_ALIASES:
+        if name.startswith(full):
+            return [name, short + name[len(full):]]
+        if name.startswith(short):
+            return [name, full + name[len(short):]]
+    return [name]
+
+
 def library_calls(card: Card) -> list[str]:
-    """The functions and classes a card's In code entries call, as written (`torch.nn.functional.kl_div`);
-    the engine splits a name at its dots, so `kl_div`, `F.kl_div` and `optax.adamw` all find the card."""
-    return list(dict.fromkeys(name for entry in card.in_code for name in CALLED.findall(entry.call)))
+    """The functions and classes a card's In code entries call, as written (`torch.nn.functional.kl_div`)
+    and under the usual import alias (`F.kl_div`); the engine splits a name at its dots, so `kl_div`,
+    `F.kl_div` and `optax.adamw` all find the card."""
+    return list(dict.fromkeys(spelled for entry in card.in_code for name in CALLED.findall(entry.call)
+                              for spelled in spelled_both_ways(name)))
 
 
 def card_document(card: Card, topic: Topic, prose: str,

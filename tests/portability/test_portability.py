@@ -29,6 +29,7 @@ from eqcards.portability.kernels import (
     unrepeatable,
     unsupported,
 )
+from eqcards.snippets.jobs import SnippetJob
 from eqcards.snippets.runner import RunReport, run_snippets
 
 pytestmark = pytest.mark.portability
@@ -54,11 +55,17 @@ def probe(kernel, snippets: Path) -> dict:
     return json.loads(result.stdout.splitlines()[-1])
 
 
+# Each family's runs go in this many parts, each a test of its own, so that pytest-xdist can share
+# them out between the workers (a family whole is minutes on one worker while the other waits).
+SHARDS = 4
+
+
+@pytest.mark.parametrize("shard", range(SHARDS), ids=lambda i: f"part-{i + 1}-of-{SHARDS}")
 @pytest.mark.parametrize("family", FAMILIES)
-def test_every_snippet_passes_and_repeats_itself_under(family: str) -> None:
-    """Every card, numbers and worked-example snippet, under the kernel at one thread and at two:
-    each run passes, and where the two differ a third run shows whether the thread count or the
-    snippet itself changed the result."""
+def test_every_snippet_passes_and_repeats_itself_under(family: str, shard: int) -> None:
+    """Every card, numbers and worked-example snippet (a quarter of them in each part), under the
+    kernel at one thread and at two: each run passes, and where the two differ a third run shows
+    whether the thread count or the snippet itself changed the result."""
     kernels = FAMILIES[family]
     if reason := unsupported(kernels[0]):
         pytest.skip(reason)
@@ -68,8 +75,10 @@ def test_every_snippet_passes_and_repeats_itself_under(family: str) -> None:
                     f"{twin.family} runs the same")
     settings = Settings.for_project(ROOT)
     cache_root = settings.cache_dir.parent / "portability"
-    jobs = portable_jobs(settings, cache_root / "examples")
-    assert len(jobs) > 300 and sum(j.card_id.startswith("example:") for j in jobs) >= 5
+    # A stage of this part's own: parts running at once never write the same example file.
+    every = portable_jobs(settings, cache_root / "examples" / f"{family}-{shard}")
+    assert len(every) > 300 and sum(j.card_id.startswith("example:") for j in every) >= 5
+    jobs = in_shard(every, shard)
     problems, reports = [], []
     for kernel in kernels:
         report = run_under(kernel, jobs, settings, cache_root)
@@ -78,6 +87,19 @@ def test_every_snippet_passes_and_repeats_itself_under(family: str) -> None:
         reports.append(report)
     problems += unrepeatable(kernels[0], *reports, settings, ROOT)
     assert not problems, "\n".join(problems)
+
+
+def in_shard(jobs: list[SnippetJob], shard: int) -> list[SnippetJob]:
+    """Every SHARDS-th job by id, from the shard-th on: the parts share the costly snippets out."""
+    return sorted(jobs, key=lambda j: j.card_id)[shard::SHARDS]
+
+
+def test_the_parts_run_every_snippet_once() -> None:
+    settings = Settings.for_project(ROOT)
+    every = portable_jobs(settings, settings.cache_dir.parent / "portability" / "examples" / "all")
+    parts = [[j.card_id for j in in_shard(every, i)] for i in range(SHARDS)]
+    assert sorted(i for part in parts for i in part) == sorted(j.card_id for j in every)
+    assert max(map(len, parts)) - min(map(len, parts)) <= 1
 
 
 def test_a_result_that_changes_by_itself_fails_and_a_thread_counts_rounding_does_not(snippets: Path) -> None:

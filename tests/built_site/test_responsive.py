@@ -79,12 +79,17 @@ LAYOUT_PROBE = """() => {
     }
     return false;
   };
-  for (const el of document.querySelectorAll('body *')) {
+  // Off-canvas drawers are passed over whole, and so is the inside of every SVG (an inline SVG
+  // clips its own drawing; the SVG element itself is measured): a formula's glyphs are most of a
+  // card's elements, and measuring each was most of this probe's time.
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT, {acceptNode: el =>
+    el.matches('.md-sidebar, .md-search, .md-nav, [hidden]') ? NodeFilter.FILTER_REJECT :
+    el.parentElement && el.parentElement.closest('svg') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  for (let el = walker.nextNode(); el; el = walker.nextNode()) {
     const r = el.getBoundingClientRect();
     if (r.width === 0 || r.right <= viewport + 1) continue;
     const s = getComputedStyle(el);
     if (s.visibility === 'hidden' || s.display === 'none' || s.position === 'fixed') continue;
-    if (el.closest('.md-sidebar, .md-search, .md-nav, [hidden]')) continue;  // off-canvas drawers
     const name = `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`;
     if (!clips(el)) sticking.push(`${name} right=${Math.round(r.right)}`);
   }
@@ -106,13 +111,13 @@ CARD_PROBE = """() => {
   const body = size(document.querySelector('.md-typeset'));
   const cells = [...document.querySelectorAll('h2#symbols ~ * td, h2#symbols + table td')].slice(0, 3);
   const links = [...document.querySelectorAll('.md-typeset :is(h2, h3) > .headerlink')];
-  const lonePilcrows = links.filter(link => {
-    const heading = link.parentElement, before = heading.getBoundingClientRect().height;
-    link.style.display = 'none';
-    const without = heading.getBoundingClientRect().height;
-    link.style.display = '';
-    return before > without + 1;
-  }).map(link => link.parentElement.id);
+  // Each heading's height with and without its permalink: all measured, all hidden, all measured
+  // again (two layouts, not two per heading).
+  const before = links.map(link => link.parentElement.getBoundingClientRect().height);
+  links.forEach(link => { link.style.display = 'none'; });
+  const without = links.map(link => link.parentElement.getBoundingClientRect().height);
+  links.forEach(link => { link.style.display = ''; });
+  const lonePilcrows = links.filter((link, i) => before[i] > without[i] + 1).map(link => link.parentElement.id);
   const equation = shown.getBoundingClientRect();
   return {equation: {width: equation.width, height: equation.height},
           whole: hero.scrollWidth <= hero.clientWidth + 1 && drawn.left >= box.left - 1

@@ -135,6 +135,10 @@ def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: s
     pages = [p for p in every if not p.startswith("cards/")]
     assert len(every) - len(pages) >= 378
     pages = pages[half::2]  # in two halves, shared by the test workers
+    # A tag's page is the theme's template around a list of cards: the template is read whole on
+    # every other page, so on the ~360 tag pages only their own content is (a quarter of the time).
+    template_read = {p for p in pages if not p.startswith("tags/") or p == "tags/"}
+    assert len(template_read) > 20
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     read_as_tex: list[tuple[str, str]] = []
@@ -144,7 +148,8 @@ def test_no_formula_on_any_page_is_read_out_as_tex(browser: Browser, base_url: s
     try:
         for relative in pages:
             page.goto(base_url + relative.removeprefix("./"), wait_until="domcontentloaded")
-            names = accessible_image_names(page.locator("body").aria_snapshot())
+            names = accessible_image_names(page.locator("body" if relative in template_read else "article")
+                                           .aria_snapshot())
             images += len(names)
             unnamed += [relative for name in names if not name.strip()]
             read_as_tex += [(relative, name) for name in names if TEX_MARKS.search(name)]

@@ -35,7 +35,8 @@ def first_difference(first: SnippetResult, second: SnippetResult) -> str | None:
         return f"{len(first.figures)} figures on the first run and {len(second.figures)} on the second"
     for number, (a, b) in enumerate(zip(first.figures, second.figures, strict=True), start=1):
         if a != b:
-            return f"figure {number} differs (its SVG is not the same bytes on both runs)"
+            what = "the data it plots" if a.startswith("figure data") else "its SVG bytes"
+            return f"figure {number} differs ({what} not the same on both runs)"
     return None
 
 

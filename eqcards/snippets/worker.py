@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import faulthandler
+import hashlib
 import io
 import json
 import os
@@ -31,8 +32,10 @@ MAX_OUTPUT_CHARS = 100_000
 SVG_HASH_SALT = "equation-cards"  # matplotlib otherwise salts SVG ids randomly per run
 # Set to "1", the snippet runs in full but its figures are not rendered (they are in the build):
 # rendering SVG is ~40% of a snippet's time and no BLAS work, so the reruns under other BLAS
-# kernels (eqcards.portability) skip it where another configuration renders them.
+# kernels (eqcards.portability) skip it. Set to "digest", each figure is recorded as a hash of the
+# data it plots instead of its SVG: enough to see a figure that changes by itself between two runs.
 SKIP_FIGURES = "EQCARDS_SKIP_FIGURES"
+FIGURE_DIGESTS = "digest"
 RASTER_DPI = 200  # a figure saved as an image: twice matplotlib's 100 pixels per inch, for sharp screens
 
 
@@ -114,6 +117,48 @@ def _figures(plt: Any) -> list[str]:
     return svgs
 
 
+# What an artist plots, by the getters that return it: points, offsets, colour arrays, paths,
+# rectangles, text and the axes' limits (a plot's data sets them). Values are hashed as float32, so
+# a thread count's rounding in the last bits of a float64 does not read as a change.
+PLOTTED = ("get_xydata", "get_offsets", "get_sizes", "get_array", "get_paths", "get_path", "get_xy",
+           "get_width", "get_height", "get_text", "get_position", "get_xlim", "get_ylim")
+
+
+def figure_digests(plt: Any) -> list[str]:
+    """Each open figure as a hash of the data its artists plot, in drawing order; far cheaper than
+    rendering it, and different whenever the data plotted is."""
+    import numpy as np
+
+    digests = []
+    with np.errstate(all="ignore"):  # a value beyond float32 hashes as inf, silently
+        for number in plt.get_fignums():
+            digests.append(_figure_digest(plt.figure(number), np))
+    return digests
+
+
+def _figure_digest(figure: Any, np: Any) -> str:
+    digest = hashlib.sha256()
+    for artist in figure.findobj(include_self=False):
+        digest.update(type(artist).__name__.encode())
+        for name in PLOTTED:
+            getter = getattr(artist, name, None)
+            if getter is None:
+                continue
+            try:
+                value = getter()
+            except (TypeError, ValueError, AttributeError):
+                continue  # a getter that needs arguments or a renderer: not plotted data
+            for part in value if isinstance(value, list) else [value]:
+                part = getattr(part, "vertices", part)  # a Path: its points
+                try:
+                    data = np.asarray(part, dtype=np.float32)
+                except (TypeError, ValueError):  # text, or a ragged list
+                    digest.update(repr(part).encode())
+                else:
+                    digest.update(np.ascontiguousarray(data).tobytes())
+    return f"figure data sha256:{digest.hexdigest()}"
+
+
 def run(snippet: Path, snippets_dir: Path, timeout: float, hang_report: Path) -> dict[str, Any]:
     import matplotlib
 
@@ -155,7 +200,9 @@ def run(snippet: Path, snippets_dir: Path, timeout: float, hang_report: Path) ->
             result.update(problem, traceback="")
         else:
             try:
-                result["figures"] = [] if os.environ.get(SKIP_FIGURES) == "1" else _figures(plt)
+                skip = os.environ.get(SKIP_FIGURES)
+                result["figures"] = ([] if skip == "1" else figure_digests(plt) if skip == FIGURE_DIGESTS
+                                     else _figures(plt))
                 result["ok"] = True
             except RuntimeError as exc:
                 result.update(error=str(exc), line=None, traceback="")

@@ -84,7 +84,8 @@ LAYOUT_PROBE = """() => {
   // card's elements, and measuring each was most of this probe's time.
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT, {acceptNode: el =>
     el.matches('.md-sidebar, .md-search, .md-nav, [hidden]') ? NodeFilter.FILTER_REJECT :
-    el.parentElement && el.parentElement.closest('svg') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+    el.parentElement && el.parentElement.closest('svg') ? NodeFilter.FILTER_REJECT
+                                                        : NodeFilter.FILTER_ACCEPT});
   for (let el = walker.nextNode(); el; el = walker.nextNode()) {
     const r = el.getBoundingClientRect();
     if (r.width === 0 || r.right <= viewport + 1) continue;
@@ -117,7 +118,8 @@ CARD_PROBE = """() => {
   links.forEach(link => { link.style.display = 'none'; });
   const without = links.map(link => link.parentElement.getBoundingClientRect().height);
   links.forEach(link => { link.style.display = ''; });
-  const lonePilcrows = links.filter((link, i) => before[i] > without[i] + 1).map(link => link.parentElement.id);
+  const lonePilcrows = links.filter((link, i) => before[i] > without[i] + 1)
+    .map(link => link.parentElement.id);
   const equation = shown.getBoundingClientRect();
   return {equation: {width: equation.width, height: equation.height},
           whole: hero.scrollWidth <= hero.clientWidth + 1 && drawn.left >= box.left - 1

@@ -121,15 +121,38 @@ def test_a_result_that_changes_by_itself_fails_and_a_thread_counts_rounding_does
     assert unrepeatable(one, first, same, settings, ROOT) == []
 
 
-def test_one_family_renders_figures_and_the_others_may_skip_them(snippets: Path) -> None:
-    """Rendering SVG is no BLAS work; the Prescott runs render (and compare) every figure."""
+# A figure whose data is random on every run, its printed output and checks the same each time.
+UNSEEDED_FIGURE = GOOD_SNIPPET + "ax.plot(np.random.default_rng().random(5))\n"
+# The same figure on every run, but drawn from sums a thread count may round differently: a float32
+# hash of the data ignores last-bit differences.
+ROUNDED_FIGURE = GOOD_SNIPPET + "ax.plot([0.1 + 0.2, 1 / 3])\n"
+
+
+def test_no_run_renders_figures_but_prescott_hashes_what_they_plot(snippets: Path) -> None:
+    """Rendering SVG is no BLAS work and the build does it; the Prescott runs record each figure's
+    plotted data as a hash, the SkylakeX runs nothing of it."""
     settings = Settings.for_project(ROOT)
     drawn = job(snippets, "drawn", GOOD_SNIPPET)
     figures = {k.name: run_under(k, [drawn], settings, None, workers=1).results["drawn"].figures
                for k in (FAMILIES["prescott"][0], FAMILIES["skylakex"][0])}
-    assert len(figures["prescott-1t"]) == 1 and figures["prescott-1t"][0].lstrip().startswith("<")
+    assert len(figures["prescott-1t"]) == 1 and figures["prescott-1t"][0].startswith("figure data sha256:")
     assert figures["skylakex-1t"] == []
-    assert all(k.environment["EQCARDS_SKIP_FIGURES"] is None for k in FAMILIES["prescott"])
+    assert all(k.environment["EQCARDS_SKIP_FIGURES"] == "digest" for k in FAMILIES["prescott"])
+
+
+def test_a_figure_that_changes_by_itself_fails_and_a_steady_one_does_not(snippets: Path) -> None:
+    settings = Settings.for_project(ROOT)
+    one, two = FAMILIES["prescott"]
+    jobs = [job(snippets, "unseeded-figure", UNSEEDED_FIGURE), job(snippets, "steady", ROUNDED_FIGURE)]
+    first, second = (run_under(k, jobs, settings, None, workers=1) for k in (one, two))
+    assert not first.failures and not second.failures
+    assert first.results["unseeded-figure"].stdout == second.results["unseeded-figure"].stdout
+    (problem,) = unrepeatable(one, first, second, settings, ROOT)
+    assert "unseeded-figure.py is non-deterministic: figure 1 differs (the data it plots" in problem
+    # The hash reads the data, not only the kind of artist: another line, another hash.
+    again = job(snippets, "steady", ROUNDED_FIGURE.replace("1 / 3", "1 / 4"))
+    other = run_under(one, [again], settings, None, workers=1).results["steady"].figures
+    assert other != first.results["steady"].figures
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.name)

@@ -149,7 +149,7 @@ check_close("ratio of the averaged estimates = B_simple = tr(Sigma) / |G|^2",
             tr_unbiased.mean().item() / G2_unbiased.mean().item(), B_simple, rtol=4 * rel_se)
 agrees_in_mean("pitfall: the batch gradient's squared norm overstates |G|^2 by tr(Sigma)/b",
                norm2_big, G2 + trS / b_big)
-agrees_in_mean("pitfall: on b = 4, correction=0 (numpy's default ddof=0) gives (b-1)/b tr(Sigma)",
+agrees_in_mean("pitfall: on b = 4, correction=0 (np.var's default ddof=0) gives (b-1)/b tr(Sigma)",
                g[:, :b_small].var(dim=1, correction=0).sum(-1), (b_small - 1) / b_small * trS)
 check_true("pitfall: tr(Sigma) / |g_bar|^2 understates B_simple",
            trS / norm2_big.mean().item() < B_simple / (1 + 8 * rel_se),

@@ -4,7 +4,6 @@ the chance agreement p_e counted by brute force over every pair of one label fro
 import numpy as np
 from cardcheck import check_close, check_true
 from cardplot import figure
-from sklearn.metrics import cohen_kappa_score
 
 
 # --- formula ---
@@ -23,13 +22,13 @@ def cohens_kappa(a, b, k):
     return (p_o - p_e) / (1.0 - p_e), p_o, p_e
 
 
-def weighted_kappa(a, b, k):
-    """kappa_w = 1 - sum w_ij p_ij / sum w_ij e_ij with quadratic disagreement weights (i - j)^2."""
+def weighted_kappa(a, b, k, power=2.0):
+    """kappa_w = 1 - sum w_ij p_ij / sum w_ij e_ij with disagreement weights |i - j|^power (quadratic: 2)."""
     p = confusion(a, b, k)
     rows, cols = p.sum(axis=1), p.sum(axis=0)
     e = np.outer(rows, cols)  # equivalent: w is symmetric, so sum(w * e) = sum(w * e.T)
     cats = np.arange(k)
-    w = (cats[:, None] - cats[None, :]) ** 2.0
+    w = np.abs(cats[:, None] - cats[None, :]) ** power
     return 1.0 - np.sum(w * p) / np.sum(w * e)
 # --- end formula ---
 
@@ -47,20 +46,17 @@ def rater_pair(n, k, agree, skew):
 
 
 # Sums of at most a few thousand proportions: a few ulps each, so rtol 1e-12 (short sums).
+pairs = []
 for k, n, agree in [(2, 300, 0.6), (3, 500, 0.4), (5, 2000, 0.7), (7, 150, 0.2)]:
     skew = np.arange(1, k + 1, dtype=float) ** 1.5
     human, judge = rater_pair(n, k, agree, skew)
+    pairs.append((human, judge, k))
     kappa, p_o, p_e = cohens_kappa(human, judge, k)
     # Chance agreement by brute force: pick one item's label from A and one (any) item's from B,
     # independently and uniformly; p_e is how often the two labels match, over all n^2 pairs.
     check_close(f"p_e vs brute force over all {n}^2 label pairs (k={k})", p_e,
                 np.mean(human[:, None] == judge[None, :]), rtol=1e-12)
     check_close(f"p_o vs share of items labelled alike (k={k})", p_o, np.mean(human == judge),
-                rtol=1e-12)
-    check_close(f"kappa vs sklearn cohen_kappa_score (k={k}, n={n})", kappa,
-                cohen_kappa_score(human, judge), rtol=1e-12)
-    check_close(f"quadratic-weighted kappa vs sklearn weights='quadratic' (k={k})",
-                weighted_kappa(human, judge, k), cohen_kappa_score(human, judge, weights="quadratic"),
                 rtol=1e-12)
     check_close(f"kappa is symmetric in the two raters (k={k})", cohens_kappa(judge, human, k)[0], kappa,
                 rtol=1e-12)
@@ -86,6 +82,39 @@ check_true("high raw agreement, kappa below 0.3 under skewed labels",
 constant = np.ones(100, int)
 check_close("a constant judge gets kappa = 0 despite 90% raw agreement", cohens_kappa(yes, constant, 2)[0],
             0.0, atol=1e-14)  # a few ulps of p_o and p_e (both 0.9), divided by 1 - p_e = 0.1
+
+# --- in code: scikit-learn ---
+from itertools import combinations  # noqa: E402
+
+from sklearn.metrics import cohen_kappa_score  # noqa: E402
+
+# The same sums of proportions in another order: rtol 1e-12, as above.
+check_close("cohen_kappa_score(A, B) = kappa on the four rater pairs",
+            [cohen_kappa_score(a, b) for a, b, _ in pairs], [cohens_kappa(a, b, k)[0] for a, b, k in pairs],
+            rtol=1e-12)
+check_close("cohen_kappa_score(A, B, weights='quadratic') = kappa_w with w = (i - j)^2",
+            [cohen_kappa_score(a, b, weights="quadratic") for a, b, _ in pairs],
+            [weighted_kappa(a, b, k) for a, b, k in pairs], rtol=1e-12)
+human, judge, k = pairs[2]  # five ordered grades
+check_close("pitfall: weights='linear' is w = |i - j|, not the quadratic weights of QWK",
+            cohen_kappa_score(human, judge, weights="linear"), weighted_kappa(human, judge, k, power=1.0),
+            rtol=1e-12)
+three = [cohen_kappa_score(human, judge, weights=w) for w in (None, "linear", "quadratic")]
+check_true("... and the default weights=None (plain kappa), linear and quadratic all differ here",
+           min(abs(x - y) for x, y in combinations(three, 2)) > 0.05, f"{three[0]:.3f}, {three[1]:.3f}, "
+           f"{three[2]:.3f}: the judge's misses are far from the human's grade, so weighting lowers kappa")
+# Its weights are built on the positions of the labels seen, not their values: with grade 3 unused,
+# grades 2 and 4 sit one apart, as if the scale had four grades.
+human4, judge4 = np.where(human == 3, 4, human), np.where(judge == 3, 4, judge)
+squeezed = np.searchsorted([0, 1, 2, 4], human4), np.searchsorted([0, 1, 2, 4], judge4)
+check_close("pitfall: a grade no rater used drops out of the weights: it is kappa_w on a 4-grade scale",
+            cohen_kappa_score(human4, judge4, weights="quadratic"), weighted_kappa(*squeezed, 4), rtol=1e-12)
+check_close("fix: labels=range(k) keeps the card's 5-grade weights",
+            cohen_kappa_score(human4, judge4, weights="quadratic", labels=np.arange(5)),
+            weighted_kappa(human4, judge4, 5), rtol=1e-12)
+on_4, on_5 = weighted_kappa(*squeezed, 4), weighted_kappa(human4, judge4, 5)
+check_true("... and the two differ", abs(on_4 - on_5) > 0.01, f"{on_4:.3f} vs {on_5:.3f}")
+# --- end in code ---
 
 agrees = np.linspace(0, 1, 21)
 fig, ax = figure("Raw agreement vs Cohen's kappa (3 labels, skewed marginals)",

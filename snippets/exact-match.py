@@ -50,3 +50,25 @@ check_close("dataset EM over two questions, one right: 50", dataset_exact_match(
 raw = sum(max(float(p == g) for g in golds) for p, golds in QA_CASES)
 check_true("raw string equality: 1 of 8; normalized EM: 3 of 8", raw == 1.0
            and sum(exact_match(p, g) for p, g in QA_CASES) == 3.0)
+
+# --- in code: scikit-learn ---
+from sklearn.metrics import accuracy_score  # noqa: E402
+
+# accuracy_score compares one label per question; the fixture plus a question whose second gold matches.
+cases = [*QA_CASES, ("Santa Clara", ("Levi's Stadium", "Santa Clara"))]
+predicted = [squad_normalize(p) for p, _ in cases]
+golds = [[squad_normalize(g) for g in answers] for _, answers in cases]
+# The max over golds taken first: the gold the prediction equals, if any, stands for the question.
+best_gold = [next((g for g in gs if g == p), gs[0]) for p, gs in zip(predicted, golds, strict=True)]
+# A mean of nine 0/1 values times 100: exact up to one rounding of the division.
+check_close("pitfall: accuracy_score(best normalized gold, normalized prediction) is a fraction: x100 = EM",
+            accuracy_score(best_gold, predicted) * 100, dataset_exact_match(cases), rtol=1e-12)
+check_close("pitfall: with only the first gold per question it counts 3 of 9, not 4",
+            accuracy_score([gs[0] for gs in golds], predicted) * 100,
+            dataset_exact_match([(p, answers[:1]) for p, answers in cases]), rtol=1e-12)
+check_true("... so the first gold alone scores lower than the card's max over golds",
+           accuracy_score([gs[0] for gs in golds], predicted) < accuracy_score(best_gold, predicted))
+# normalize=False asks for a count; it does nothing to the strings, so raw answers match 1 of the 9.
+check_close("pitfall: normalize=False counts matches of the raw strings: 1 of 9",
+            accuracy_score([a[0] for _, a in cases], [p for p, _ in cases], normalize=False), 1.0)
+# --- end in code ---

@@ -61,3 +61,43 @@ check_true("FID(P, P) = 0 and FID > 0 for different Gaussians",
            and frechet_distance(mu_r, s_r, mu_g, s_g) > 0)
 check_true("symmetric in its two arguments",
            abs(frechet_distance(mu_r, s_r, mu_g, s_g) - frechet_distance(mu_g, s_g, mu_r, s_r)) < 1e-8)
+
+# --- in code: scipy ---
+import warnings  # noqa: E402
+
+from scipy.linalg import sqrtm  # noqa: E402, F811  (the card's formula calls it too)
+
+# The common FID code takes sqrtm(Sigma_r @ Sigma_g) and keeps its real part. With fewer images than
+# features both covariances are singular (here 3 images of 6 features each side), and so is the product.
+few = np.random.default_rng(1)
+f_r, f_g = few.normal(size=(3, d)), few.normal(size=(3, d)) + 0.5
+cov_r, cov_g = np.cov(f_r, rowvar=False), np.cov(f_g, rowvar=False)
+product = cov_r @ cov_g
+root = sqrtm(product)
+# A zero eigenvalue comes out as +-eps ||A|| after round-off, and its square root as about
+# sqrt(eps ||A||). The trace of the root is the sum of the roots of the computed eigenvalues (the Schur
+# method roots the triangular factor's diagonal), so its imaginary part, and its error, stay below d
+# of those. Single entries can carry more: the product's eigenvectors are far from orthogonal.
+bound = d * np.sqrt(64 * np.finfo(float).eps * np.linalg.norm(product))
+imaginary = abs(float(np.imag(np.trace(root))))
+check_true("pitfall: on a singular product sqrtm may return complex128; its trace's imaginary part is tiny",
+           imaginary <= bound, f"{root.dtype}, imaginary part of the trace {imaginary:.1e} "
+           f"(bound {bound:.1e}), largest of an entry {np.max(np.abs(np.imag(root))):.1e}")
+eigs = np.linalg.eigvals(product).real
+check_close("fix: Tr(real(sqrtm(Sigma_r Sigma_g))) = sum of square roots of the product's eigenvalues",
+            np.trace(np.real(root)), np.sum(np.sqrt(np.clip(eigs, 0, None))), rtol=0, atol=2 * bound)
+diff_fg = f_r.mean(axis=0) - f_g.mean(axis=0)
+check_close("the card's FID (real part kept) on the singular covariances, via the eigenvalues",
+            frechet_distance(f_r.mean(axis=0), cov_r, f_g.mean(axis=0), cov_g),
+            diff_fg @ diff_fg + np.trace(cov_r + cov_g) - 2 * np.sum(np.sqrt(np.clip(eigs, 0, None))),
+            rtol=0, atol=4 * bound)
+# pytorch-fid and TTUR's fid.py write `covmean, _ = sqrtm(..., disp=False)`: a tuple (root, error
+# estimate), deprecated since SciPy 1.16 and to be removed in 1.18.
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    old_style = sqrtm(s_r @ s_g, disp=False)
+check_true("pitfall: disp=False returns (root, error estimate) with a DeprecationWarning",
+           isinstance(old_style, tuple) and len(old_style) == 2
+           and np.array_equal(old_style[0], sqrtm(s_r @ s_g))
+           and any(issubclass(w.category, DeprecationWarning) for w in caught))
+# --- end in code ---

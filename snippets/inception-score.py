@@ -2,7 +2,6 @@
 
 import numpy as np
 from cardcheck import check_close, check_true
-from scipy.stats import entropy
 
 
 # --- formula ---
@@ -22,14 +21,6 @@ probs = np.exp(logits - logits.max(axis=1, keepdims=True))
 probs /= probs.sum(axis=1, keepdims=True)
 marginal = probs.mean(axis=0)
 
-# Direct route: one KL divergence per sample with scipy, then average and exponentiate.
-direct = np.exp(np.mean([entropy(p, marginal) for p in probs]))
-check_close("IS vs exp(mean of scipy KL(p(y|x) || p(y)))", inception_score(probs), direct)
-
-# Identity: E_x KL(p(y|x) || p(y)) = H(p(y)) - E_x H(p(y|x)), the mutual information I(x; y).
-mi = entropy(marginal) - np.mean(entropy(probs, axis=1))
-check_close("IS = exp(H(marginal) - mean conditional entropy)", inception_score(probs), np.exp(mi))
-
 # Bounds: 1 when every prediction is the same; K when predictions are one-hot and classes balanced.
 same = np.tile(rng.dirichlet(np.ones(k)), (n, 1))
 one_hot = np.eye(k)[np.arange(n) % k]
@@ -41,3 +32,25 @@ check_true("random classifier output lies strictly between 1 and K",
 # One-hot but collapsed onto 2 of the 10 classes: IS counts effective classes, so it drops to 2.
 collapsed = np.eye(k)[np.arange(n) % 2]
 check_close("mode collapse to 2 classes gives IS = 2", inception_score(collapsed), 2.0)
+
+# --- in code: scipy ---
+from scipy.stats import entropy  # noqa: E402
+
+# entropy(p, q) is the KL divergence, in nats, of each distribution along `axis`; q broadcasts.
+# Sums of ten terms, then a mean and exp: a few ulps, so rtol 1e-12.
+per_sample = entropy(probs, marginal, axis=1)
+check_close("exp(mean(entropy(p(y|x), p(y), axis=1))) = IS", np.exp(per_sample.mean()),
+            inception_score(probs), rtol=1e-12)
+check_close("... and per row it is KL(p(y|x) || p(y)) of the card's sum",
+            per_sample, [np.sum(row * np.log(row / marginal)) for row in probs], rtol=1e-12)
+# E_x KL(p(y|x) || p(y)) = H(p(y)) - E_x H(p(y|x)), the mutual information I(x; y).
+check_close("IS = exp(entropy(p(y)) - mean(entropy(p(y|x), axis=1)))",
+            np.exp(entropy(marginal) - np.mean(entropy(probs, axis=1))), inception_score(probs), rtol=1e-12)
+columns = entropy(probs, marginal)
+check_true("pitfall: the default axis=0 reads each class column of the 2000 x 10 array as a distribution",
+           columns.shape == (k,) and not np.isclose(np.exp(columns.mean()), inception_score(probs)),
+           f"{columns.shape[0]} divergences, exp of their mean {np.exp(columns.mean()):.3f} "
+           f"vs IS {inception_score(probs):.3f}")
+check_close("pitfall: base=2 gives bits, so IS = 2 ** mean, not exp(mean)",
+            2 ** entropy(probs, marginal, axis=1, base=2).mean(), inception_score(probs), rtol=1e-12)
+# --- end in code ---

@@ -143,6 +143,49 @@ for _ in range(300):
     ok &= (len(a), crossings(a)) == brute_alignments(c, r) and all(c[i] == r[j] for i, j in a)
 check_true("alignment has the brute-force maximum size and minimum crossings (300 random pairs)", ok)
 
+# --- in code: nltk ---
+from nltk.translate.meteor_score import meteor_score  # noqa: E402
+
+
+class ExactOnly:
+    """Stands in for both the stemmer and the WordNet reader: a stem is the word itself and no word has
+    synonyms, so only the exact stage links words (and no WordNet data has to be downloaded)."""
+
+    def stem(self, word):
+        return word
+
+    def synsets(self, word):
+        return []
+
+
+exact = {"stemmer": ExactOnly(), "wordnet": ExactOnly()}
+# Pairs without a repeated word out of order, where nltk's greedy links are the fewest-crossings ones.
+pairs = [("the cat was on the mat", "the cat sat on the mat"),
+         ("the gunman kill police", "police killed the gunman"),
+         ("the dog and the cat", "the cat and the dog"), ("the black cat", "the cat"),
+         ("the cat", "the black cat"), ("one two three four", "four three two one")]
+# Its defaults alpha=0.9, beta=3, gamma=0.5 (Fmean = PR / (0.9 P + 0.1 R)) are the card's constants.
+# The same three ratios and power in both routes: a few ulps.
+check_close("meteor_score([ref], cand, stemmer, wordnet without synonyms) = the card's exact-stage METEOR",
+            [meteor_score([words(r)], words(c), **exact) for c, r in pairs],
+            [meteor(words(c), words(r)) for c, r in pairs], rtol=1e-12)
+cand, ref = words("the cat"), words("the black cat")
+check_close("pitfall: references come first; meteor_score([cand], ref) scores ref as the candidate: 10/21",
+            meteor_score([cand], ref, **exact), meteor(ref, cand), rtol=1e-12)
+check_true("... not the card's 10/29, since recall weighs 9 times precision",
+           np.isclose(meteor(cand, ref), 10 / 29) and np.isclose(meteor(ref, cand), 10 / 21))
+# Porter stems kill and killed alike, as if the candidate said "killed": m = 4, links (0,2) (1,3) (2,1)
+# (3,0), 3 chunks, score 1 - 0.5 (3/4)^3 = 101/128 instead of the exact stage's 23/36.
+ref = words("police killed the gunman")
+check_close("pitfall: the default Porter stemmer also links kill/killed: 101/128, not the exact 23/36",
+            meteor_score([ref], words("the gunman kill police"), wordnet=ExactOnly()),
+            meteor(words("the gunman killed police"), ref), rtol=1e-12)
+check_close("pitfall: greedy links on a repeated word: 'the cat the' vs 'the cat' gives 10/21, not 25/28",
+            meteor_score([words("the cat")], words("the cat the"), **exact), 10 / 21, rtol=1e-12)
+check_true("... where the card's fewest-crossings alignment scores 25/28",
+           np.isclose(meteor(words("the cat the"), words("the cat")), 25 / 28))
+# --- end in code ---
+
 fig, ax = figure("METEOR fragmentation penalty", "chunks / matched unigrams", "penalty")
 frac = np.linspace(0, 1, 101)
 ax.plot(frac, 0.5 * frac**3)

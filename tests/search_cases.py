@@ -476,6 +476,13 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("compute-optimal test-time scaling", "compute-optimal-test-time-scaling"),
     ("scaling LLM test-time compute optimally", "compute-optimal-test-time-scaling"),
     ("adaptive test-time compute", "compute-optimal-test-time-scaling"),
+    # batch ic-last (noise scale, text and QA metrics, agreement, image-generation metrics): each card's
+    # main library call
+    ("torch.func.vmap", "critical-batch-size"),
+    ("meteor_score", "meteor"),
+    ("accuracy_score", "exact-match"),
+    ("cohen_kappa_score", "cohens-kappa"),
+    ("sqrtm", "fid"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

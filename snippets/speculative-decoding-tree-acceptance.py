@@ -107,6 +107,45 @@ check_true("greedy trees of 1..15 nodes are valid (each node's parent and previo
            all(valid))
 check_close("greedy tree of s nodes = sum of the s most likely nodes, s = 1..15", gains, top, rtol=1e-12)
 
+# --- in code: torch ---
+import torch  # noqa: E402
+from torch.nn.utils.rnn import pad_sequence  # noqa: E402
+
+# Medusa verifies the tree as its root-to-leaf paths, one row per path and one column per head: the mask is
+# 1 where the path's depth-k candidate is the verified token, cumprod zeroes everything after the first
+# rejection, the row sum is the path's accepted length and the step keeps the longest path. Here a candidate
+# is named by its rank i_k and the verified token by its rank r_k (K: not among the candidates); the
+# (K+1)^H = 64 outcomes r form one batch, each weighted by prod_k P(r_k), so the weighted sum is exact.
+leaves = [n for n in tree if not any(len(m) > len(n) and m[: len(n)] == n for m in tree)]
+outcomes = torch.cartesian_prod(*[torch.arange(K + 1)] * H)                      # (64, H)
+outcome_prob = torch.tensor(p_rank)[torch.arange(H), outcomes].prod(dim=1)       # (64,)
+
+
+def expected_best_path_length(paths, prefix_only=True):
+    """Medusa's score of each path (cumprod of its match mask, summed), best path per outcome, averaged."""
+    accept_mask = (paths[None, :, :] == outcomes[:, None, :]).int()              # (outcome, path, depth)
+    per_path = torch.cumprod(accept_mask, dim=-1) if prefix_only else accept_mask
+    return (outcome_prob * per_path.sum(dim=-1).amax(dim=-1)).sum().item()
+
+
+# 64 weighted terms, each a product of three float64 numbers: a few ulps each, so rtol 1e-12.
+paths = pad_sequence([torch.tensor(n) for n in leaves], batch_first=True, padding_value=-1)
+check_close("E over outcomes of cumprod(accept_mask).sum(dim=1).max() = sum over nodes of prod a",
+            expected_best_path_length(paths), expected_accept_length(acc, tree), rtol=1e-12)
+# pad_sequence pads with 0 by default, and 0 is a real rank (token): a leaf (1, 0) padded to (1, 0, 0) also
+# accepts when the next head's top candidate is verified, as if the node (1, 0, 0) were in the tree.
+phantoms = [(*n, *(0,) * (d - len(n))) for n in leaves for d in range(len(n) + 1, H + 1)]
+check_close("pitfall: pad_sequence's default padding_value=0 scores the short paths' top-1 continuations "
+            f"{phantoms} as tree nodes", expected_best_path_length(
+                pad_sequence([torch.tensor(n) for n in leaves], batch_first=True)),
+            expected_accept_length(acc, tree + phantoms), rtol=1e-12)
+# Without cumprod the row sum counts matches after a rejection, which verification never keeps.
+no_prefix = expected_best_path_length(paths, prefix_only=False)
+check_true("pitfall: accept_mask.sum(dim=1) without cumprod overcounts E[accepted]",
+           no_prefix > expected_accept_length(acc, tree) + 0.01,
+           f"{no_prefix:.4f} against {expected_accept_length(acc, tree):.4f}")
+# --- end in code ---
+
 fig, ax = figure("Medusa tree: expected accepted tokens against tree size", "nodes in the draft tree",
                  "expected accepted draft tokens")
 ax.plot(range(1, 16), gains, "o-", label="greedy tree (= best tree)")

@@ -483,6 +483,9 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("accuracy_score", "exact-match"),
     ("cohen_kappa_score", "cohens-kappa"),
     ("sqrtm", "fid"),
+    # batch ic-tree (Medusa draft-tree acceptance): the torch primitive that scores each path of the tree
+    ("torch.cumprod", "speculative-decoding-tree-acceptance"),
+    ("cumprod", "speculative-decoding-tree-acceptance"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -37,12 +37,9 @@ check_close("closed-form (mean, var) vs step-by-step moment recursion", got,
 # 2. Monte-Carlo route: run the one-step chain t times and compare the samples with N(sqrt(abar) x0, 1-abar).
 rng = np.random.default_rng(0)
 x = np.full(40_000, x0)
-step_noise = np.empty_like(x)  # one buffer for every step's draws, the same as rng.standard_normal(x.shape)
 chain = {}
 for t in range(1, T + 1):
-    rng.standard_normal(out=step_noise)
-    x *= np.sqrt(1 - betas[t - 1])
-    x += np.sqrt(betas[t - 1]) * step_noise
+    x = np.sqrt(1 - betas[t - 1]) * x + np.sqrt(betas[t - 1]) * rng.standard_normal(x.shape)
     if t in probe:
         chain[t] = x.copy()
 mc = np.array([[chain[t].mean(), chain[t].var()] for t in probe])

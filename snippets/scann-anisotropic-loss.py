@@ -69,7 +69,7 @@ x = rng.normal(size=d)
 x *= 0.8 / np.linalg.norm(x)                           # |x| = 0.8
 x_tilde = x + rng.normal(0, 0.3, d)
 q = rng.normal(size=(1_500_000, d))
-q /= np.sqrt(np.einsum("ij,ij->i", q, q))[:, None]  # row norms: np.linalg.norm(axis=1) is 30x slower here
+q /= np.linalg.norm(q, axis=1, keepdims=True)
 samples = (q @ x >= T) * (q @ (x - x_tilde)) ** 2
 const = (d - 1) * np.exp(betaln((d - 1) / 2, 0.5))
 check_close("loss / ((d-1) B) vs Monte Carlo E[1(<q,x> >= T) <q, r>^2] (4 standard errors)",

@@ -10,9 +10,15 @@ W, MU, SD = np.array([0.3, 0.7]), np.array([-1.5, 1.0]), np.array([0.6, 0.8])
 
 
 def score(x: np.ndarray) -> np.ndarray:
-    """grad_x log p(x) for the mixture."""
-    comp = W / SD * np.exp(-0.5 * ((x[:, None] - MU) / SD) ** 2)
-    return (comp * (MU - x[:, None]) / SD**2).sum(1) / comp.sum(1)
+    """grad_x log p(x) for the mixture: sum_k w_k N_k(x) (mu_k - x) / sd_k^2 over sum_k w_k N_k(x).
+    One component at a time on the whole array (the same operations, in the same order, as an
+    (n, 2) array summed over its short axis, at a fraction of the cost)."""
+    weighted_grad, density = 0.0, 0.0
+    for w, mu, sd in zip(W, MU, SD, strict=True):
+        comp = w / sd * np.exp(-0.5 * ((x - mu) / sd) ** 2)
+        weighted_grad = weighted_grad + comp * (mu - x) / sd**2
+        density = density + comp
+    return weighted_grad / density
 
 
 # --- formula ---

@@ -48,11 +48,14 @@ nonterminal = np.flatnonzero(~grid.terminal)
 Q = np.zeros((16, 4))
 n_sa = np.zeros((16, 4))
 curve, steps = [], 0
-for _episode in range(6000):
-    s = int(rng.choice(nonterminal))
-    for _ in range(30):
-        a = int(rng.integers(4))
-        r, s2, done = sampler.step(s, a)
+# The behaviour never looks at Q, so the 6000 episodes (at most 30 steps each) are drawn up front by the
+# batch sampler; the updates then run through them in order, one transition at a time, as before.
+starts = rng.choice(nonterminal, 6000)
+episodes = sampler.rollouts(np.full((16, 4), 0.25), 6000, 30, s0=starts)
+for states, actions, rewards in zip(*(x.tolist() for x in episodes), strict=True):
+    for t, (s, a, r) in enumerate(zip(states, actions, rewards, strict=False)):
+        s2 = states[t + 1]
+        done = bool(grid.terminal[s2])
         n_sa[s, a] += 1
         q_learning_update(Q, s, a, r, s2, done, n_sa[s, a] ** -0.8, grid.gamma)
         steps += 1
@@ -60,7 +63,6 @@ for _episode in range(6000):
             curve.append((steps, np.abs(Q - Q_star).max()))
         if done:
             break
-        s = s2
 check_close(f"Q-learning after {steps} updates vs Q* from the LP (tolerance 0.1)", Q[nonterminal],
             Q_star[nonterminal], rtol=0, atol=0.1)
 V_learned, _ = evaluate_policy(grid, greedy_policy(Q))

@@ -58,21 +58,21 @@ _, Q_star, _ = solve_optimal(grid)
 pi_eps = epsilon_greedy_policy(Q_star, 0.3)
 _, Q_eps = evaluate_policy(grid, pi_eps)
 sampler = MDPSampler(grid, rng)
-cum = np.cumsum(pi_eps, axis=1)
 nonterminal = np.flatnonzero(~grid.terminal)
 Q = np.zeros((16, 4))
 n_sa = np.zeros((16, 4))
-for _episode in range(10_000):
-    s = int(rng.choice(nonterminal))
-    a = int(np.searchsorted(cum[s], rng.random(), side="right"))
-    for _ in range(40):
-        r, s2, done = sampler.step(s, a)
-        a2 = int(np.searchsorted(cum[s2], rng.random(), side="right"))
+# pi is fixed (greedy on Q*, not on the Q being learned), so the 10,000 episodes are drawn up front by the
+# batch sampler, 41 steps long since the 40th update needs the action after it; the updates then run
+# through each episode in order, one transition at a time, until it ends.
+paths = sampler.rollouts(pi_eps, 10_000, 41, s0=rng.choice(nonterminal, 10_000))
+for states, actions, rewards in zip(*(x.tolist() for x in paths), strict=True):
+    for t in range(40):
+        s, a, s2 = states[t], actions[t], states[t + 1]
         n_sa[s, a] += 1
-        sarsa_update(Q, s, a, r, s2, a2, done, n_sa[s, a] ** -0.8, grid.gamma)
-        if done:
+        ended = bool(grid.terminal[s2])
+        sarsa_update(Q, s, a, rewards[t], s2, actions[t + 1], ended, n_sa[s, a] ** -0.8, grid.gamma)
+        if ended:
             break
-        s, a = s2, a2
 rms = np.sqrt(np.mean((Q - Q_eps)[nonterminal] ** 2))
 check_close(f"SARSA ({int(n_sa.sum())} updates) vs Q^pi of the 0.3-greedy policy, every entry (tol 0.12)",
             Q[nonterminal], Q_eps[nonterminal], rtol=0, atol=0.12)

@@ -48,6 +48,7 @@ show(V_STAR, A_STAR)
 # [discounted return](../../cards/discounted-return/) $G_0 = \sum_{k \ge 0} \gamma^k R_{k+1}$ of an episode
 # that starts in $s$ and follows $\pi$. So before trusting the linear program we run its policy
 # $\pi^*$ from the start cell 20,000 times and average the discounted sums of the sampled rewards.
+# An episode ends when it enters the goal or a pit, so only the episodes still running take another step.
 # Cutting each episode at 150 steps changes a return by at most
 # $\gamma^{150} \max|R| / (1 - \gamma)$, about $10^{-6}$; the Monte Carlo mean should then sit within
 # four standard errors of $V^*(s_0)$.
@@ -56,8 +57,12 @@ show(V_STAR, A_STAR)
 rng = np.random.default_rng(0)
 sampler = MDPSampler(mdp, rng)
 HORIZON, N_EPISODES = 150, 20_000
-_, _, rewards = sampler.rollouts(PI_STAR, N_EPISODES, HORIZON, s0=S0)
-returns = rewards @ GAMMA ** np.arange(HORIZON)          # G_0 = sum_k gamma^k R_{k+1}, one per episode
+returns = np.zeros(N_EPISODES)                           # G_0 = sum_k gamma^k R_{k+1}, one per episode
+running, s = np.arange(N_EPISODES), np.full(N_EPISODES, S0)
+for k in range(HORIZON):
+    r, s, ended = sampler.transitions(s, sampler.actions(PI_STAR, s))
+    returns[running] += GAMMA**k * r
+    running, s = running[~ended], s[~ended]
 mc_mean, mc_se = returns.mean(), returns.std(ddof=1) / np.sqrt(N_EPISODES)
 truncation = GAMMA ** HORIZON * np.abs(mdp.R_sas).max() / (1 - GAMMA)
 print(f"Monte Carlo V*(s0) = {mc_mean:.4f} +- {mc_se:.4f} (LP: {V_STAR[S0]:.4f})")

@@ -36,6 +36,13 @@ opt_share = 12 / 16
 check_true("optimizer states are 75% of model state",
            np.isclose(sum(b.nbytes for b in buffers if b.dtype == np.float32) / measured, opt_share))
 
+# The page's calculator is checked against adam_model_state_bytes on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows): the card's 16 bytes, bf16 without a master copy, fp32 weights.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda N, b_w, b_g, b_p, b_m: {"M": adam_model_state_bytes(N, b_w, b_g, b_p, b_m)},
+               cardcalc.grid(N=(1, 7.5e9, 1.75e11), b_w=(2, 4), b_g=(2, 4), b_p=(0, 4), b_m=(2, 4)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 

@@ -74,6 +74,15 @@ check_true("decay starts flat: first decay step is tiny vs. a linear decay",
 check_close("t > T: held at lr_min", cosine_lr([1001, 1100, 2000], total, lr_max, lr_min, warmup=w),
             [3e-5] * 3, rtol=1e-12)
 
+# The page's calculator is checked against cosine_lr on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): steps in the warmup, at its end, inside the decay, at T and past it
+# (the rate stays at eta_min after T).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda t, T, W, eta_max, eta_min: {"eta": float(cosine_lr(t, T, eta_max, eta_min, W))},
+               cardcalc.grid(t=(0, 1, 999, 1000, 5000, 60_000, 99_999, 100_000, 150_000), T=(50_000, 100_000),
+                             W=(0, 1000), eta_max=(3e-4, 1.0), eta_min=(0.0, 3e-5)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 

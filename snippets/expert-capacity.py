@@ -94,3 +94,11 @@ fig, ax = figure("Dropped tokens versus capacity factor (top-1)", "capacity fact
 ax.plot(cfs, curve, label="uniform router, 256 tokens, 16 experts (binomial)")
 ax.plot(cfs, skew, "o-", ms=3, label="skewed router, 512 tokens, 8 experts")
 ax.legend(fontsize=8)
+
+# The page's calculator is checked against expert_capacity on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows), with products that land exactly on an integer and just above one.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda T, N, k, c: {"C": expert_capacity(T, N, c, k),
+                                   "slots": N * expert_capacity(T, N, c, k)},
+               cardcalc.grid(T=(1, 4096, 4097, 65536), N=(1, 8, 64), k=(1, 2), c=(0.5, 1.0, 1.25, 2.0)))

@@ -50,6 +50,13 @@ check_true("warmup 8000: peak moves to step 8000", int(np.argmax(lr8)) + 1 == 80
 check_close("...and after both peaks the two curves coincide (warmup only sets the ramp)",
             lr8[8000:], lr[8001:], rtol=1e-12)
 
+# The page's calculator is checked against inverse_sqrt_lr on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): the first step, warmup, the peak at T_warm and the decay after it.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda t, d, W: {"eta": float(inverse_sqrt_lr(t, d, W))},
+               cardcalc.grid(t=(1, 100, 3999, 4000, 4001, 100_000), d=(512, 1024), W=(1, 4000, 8000)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 

@@ -79,3 +79,13 @@ ax.plot(x, p_tok, label="per-token accuracy")
 ax.plot(x, em, label="exact match, 10 tokens")
 ax.plot(x, p_success(x, a_em, b_em), "--", label="logistic fit to exact match")
 ax.legend()
+
+# The page's calculator is checked against p_success and exact_match on this grid (cardcalc; the build
+# runs the card's JavaScript on the same rows): compute below, at and above the midpoint, and both routes
+# to exact match (e^{-kL} is p_tok^k with p_tok = e^{-L}).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda C, a, b, L, k: {"P": float(p_success(np.log(C), a, b)),
+                                      "P_EM": float(exact_match(np.exp(-L), k))},
+               cardcalc.grid(C=(1e18, np.exp(50.0), 1e24), a=(0.5, 1.3), b=(40.0, 50.0), L=(0.0, 0.1, 2.0),
+                             k=(1, 10)))

@@ -99,6 +99,43 @@ print(f"topical split of the entity graph: Q = {q_top:.4f}")
 check_close("weighted topical split vs e_cc - a_c^2", q_top, modularity_e_a(w, topical), rtol=1e-12)
 check_true("topical split beats every random 3-labeling", q_top > max(modularity(w, lab) for lab in randoms))
 
+# --- in code: networkx ---
+import networkx as nx  # noqa: E402
+
+g = nx.from_numpy_array(w)  # undirected, each edge's weight from w under the key "weight"
+# networkx takes the communities as a partition (sets of nodes), not as the card's labels c_i: a list of
+# labels raises TypeError ('int' object is not iterable).
+as_sets = [{i for i, lab in enumerate(topical) if lab == c} for c in set(topical)]
+# A closed form summed in another order: only rounding differs, rtol 1e-12.
+check_close("nx.community.modularity(G, communities) = Q, weighted topical split",
+            nx.community.modularity(g, as_sets), q_top, rtol=1e-12)
+check_close("... and on the two triangles split at the bridge: 5/14",
+            nx.community.modularity(nx.from_numpy_array(two_tri), [{0, 1, 2}, {3, 4, 5}]), 5 / 14,
+            rtol=1e-12)
+# weight="weight" is the default: Q uses the weights. weight=None counts every edge as 1.
+q_unw = nx.community.modularity(g, as_sets, weight=None)
+check_close("pitfall: weight=None is Q of the 0/1 adjacency, not of the weighted A",
+            q_unw, modularity((w > 0).astype(float), topical), rtol=1e-12)
+check_true("... and it differs from the weighted Q", abs(q_unw - q_top) > 1e-3,
+           f"{q_unw:.4f} vs {q_top:.4f}")
+# resolution (default 1) scales the null term: Q_gamma = sum_c (e_cc - gamma a_c^2); only 1 is the card's Q.
+e_part = modularity_e_a(w, topical) + sum(
+    (w[[i for i, lab in enumerate(topical) if lab == c], :].sum() / w.sum()) ** 2 for c in set(topical))
+check_close("resolution=0.5 is sum_c (e_cc - 0.5 a_c^2), not Q",
+            nx.community.modularity(g, as_sets, resolution=0.5), e_part - 0.5 * (e_part - q_top),
+            rtol=1e-12)
+# A DiGraph gets the directed formula (Leicht & Newman): (1/m) sum_ij (A_ij - k_i^out k_j^in / m) [c_i = c_j].
+wd = relation_matrix(directed=True)
+m_d, same = wd.sum(), np.equal.outer(topical, topical)
+q_dir = np.sum((wd - np.outer(wd.sum(axis=1), wd.sum(axis=0)) / m_d) * same) / m_d
+q_nx_dir = nx.community.modularity(nx.from_numpy_array(wd, create_using=nx.DiGraph), as_sets)
+check_close("pitfall: on an nx.DiGraph it is the directed Q with out- and in-degrees", q_nx_dir, q_dir,
+            rtol=1e-12)
+q_sym = modularity(wd + wd.T, topical)
+check_true("... which differs from the card's Q of the symmetrised graph A + A^T",
+           abs(q_nx_dir - q_sym) > 1e-3, f"{q_nx_dir:.4f} vs {q_sym:.4f}")
+# --- end in code ---
+
 fig, ax = figure("Modularity of all 203 partitions of two joined triangles", "number of communities",
                  "Q")
 ax.plot([max(lab) + 1 for lab in parts], qs, "o", alpha=0.5)

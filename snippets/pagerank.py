@@ -89,6 +89,33 @@ b = 0.925 / 1.425
 check_close("two pages, 0 -> 1 and 1 dangling: exact solution", pagerank([[1], []]), [1 - b, b],
             rtol=1e-12)
 
+# --- in code: networkx ---
+import networkx as nx  # noqa: E402
+
+g = nx.DiGraph()
+g.add_nodes_from(range(N_ENTITIES))  # every page a node, the dangling Seine included
+g.add_edges_from((u, v) for u, targets in enumerate(links) for v in targets)
+TOL = 1e-12  # the default max_iter=100 raises PowerIterationFailedConvergence at this tol; 500 suffices
+# nx.pagerank stops once the L1 change of one sweep is below N * tol; a contraction by d leaves the
+# iterate within N * tol * d / (1 - d) ~ 7e-11 (L1, N = 12) of its fixed point; atol 1e-9 leaves room
+# for the card's own 300 sweeps.
+nx_pr = nx.pagerank(g, alpha=0.85, tol=TOL, max_iter=500)
+check_close("nx.pagerank(G, alpha=d) = PR, Seine dangling", [nx_pr[i] for i in range(N_ENTITIES)], pr,
+            atol=1e-9)
+# alpha is d, the probability of following a link, not the teleport probability 1 - d that some texts
+# call alpha: passing the teleport probability gives the card's PR at d = 0.15.
+nx_15 = nx.pagerank(g, alpha=0.15, tol=TOL, max_iter=500)
+check_close("pitfall: alpha=0.15 (the teleport probability) is PR at d = 0.15, not d = 0.85",
+            [nx_15[i] for i in range(N_ENTITIES)], pagerank(links, d=0.15), atol=1e-9)
+gap = max(abs(nx_15[i] - pr[i]) for i in range(N_ENTITIES))
+check_true("... and it differs from PR at d = 0.85", gap > 0.01, f"largest gap {gap:.3f}")
+# Built undirected (nx.Graph), each link also runs backwards and the Seine is no longer dangling.
+und = nx.pagerank(g.to_undirected(), alpha=0.85, tol=TOL, max_iter=500)
+gap_u = max(abs(und[i] - pr[i]) for i in range(N_ENTITIES))
+check_true("pitfall: the same links in an undirected nx.Graph give another vector", gap_u > 0.01,
+           f"largest gap {gap_u:.3f}")
+# --- end in code ---
+
 order = np.argsort(-pr)
 print("top entities:", ", ".join(f"{ENTITIES[i]} {pr[i]:.3f}" for i in order[:4]))
 

@@ -73,6 +73,37 @@ check_close("linearity: PPR(0.7 e_GPT + 0.3 e_Paris) = 0.7 PPR(e_GPT) + 0.3 PPR(
             + 0.3 * personalized_pagerank(P, one_hot[seeds[1]]),
             rtol=1e-12)
 
+# --- in code: networkx ---
+import networkx as nx  # noqa: E402
+
+g = nx.from_numpy_array(w)  # undirected, each edge's weight from w under the key "weight"
+TOL = 1e-12
+# nx.pagerank stops once the L1 change of one sweep is below N * tol; a contraction by alpha leaves the
+# iterate within N * tol * alpha / (1 - alpha) ~ 7e-11 (L1, N = 12) of p: atol 1e-9.
+nx_p = nx.pagerank(g, alpha=alpha, personalization={seeds[0]: 0.7, seeds[1]: 0.3}, tol=TOL)
+check_close("nx.pagerank(G, alpha, personalization=v) = PPR", [nx_p[i] for i in range(N_ENTITIES)], p,
+            atol=1e-9)
+# networkx divides the personalization dict by its sum, so raw counts give the same vector.
+nx_counts = nx.pagerank(g, alpha=alpha, personalization={seeds[0]: 7, seeds[1]: 3}, tol=TOL)
+check_close("personalization={GPT: 7, Paris: 3} is normalized to v = [0.7, 0.3]",
+            [nx_counts[i] for i in range(N_ENTITIES)], p, atol=1e-9)
+# weight="weight" by default: the walk follows w. With weight=None every edge counts 1 and P changes.
+nx_unw = nx.pagerank(g, alpha=alpha, personalization={seeds[0]: 0.7, seeds[1]: 0.3}, weight=None,
+                     tol=TOL)
+a_unw = (w > 0).astype(float)
+check_close("pitfall: weight=None is PPR on the 0/1 adjacency, not on the weighted P",
+            [nx_unw[i] for i in range(N_ENTITIES)],
+            personalized_pagerank(a_unw / a_unw.sum(axis=1, keepdims=True), v), atol=1e-9)
+gap = max(abs(nx_unw[i] - p[i]) for i in range(N_ENTITIES))
+check_true("... and it differs from the card's weighted PPR", gap > 1e-3, f"largest gap {gap:.4f}")
+# alpha is the card's alpha (follow an edge); passing the restart probability 1 - alpha is another vector.
+nx_r = nx.pagerank(g, alpha=1 - alpha, personalization={seeds[0]: 0.7, seeds[1]: 0.3}, tol=TOL)
+check_close("pitfall: alpha=0.15 (the restart probability) is PPR at alpha = 0.15",
+            [nx_r[i] for i in range(N_ENTITIES)], personalized_pagerank(P, v, 1 - alpha), atol=1e-9)
+gap_r = max(abs(nx_r[i] - p[i]) for i in range(N_ENTITIES))
+check_true("... and it differs from PPR at alpha = 0.85", gap_r > 0.01, f"largest gap {gap_r:.3f}")
+# --- end in code ---
+
 # 6. Query locality: the seed entities and their neighbours outrank far nodes; the
 #    Seine is adjacent to neither seed, so it must score below both seeds.
 order = np.argsort(-p)

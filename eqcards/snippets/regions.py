@@ -26,7 +26,7 @@ FORMULA_BEGIN = re.compile(r"^\s*# --- formula ---\s*$")
 FORMULA_END = re.compile(r"^\s*# --- end formula ---\s*$")
 # The libraries the build itself installs (requirements.txt): their regions run in every build.
 BUILD_LIBRARIES = frozenset({"numpy", "scipy", "scikit-learn", "rank-bm25", "sacrebleu", "rouge-score",
-                             "nltk"})
+                             "nltk", "networkx"})
 WHOLE = "EQCARDS_WHOLE_SNIPPETS"  # "1": run every region, heavy ones too (make libcheck)
 
 

@@ -63,6 +63,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("top_k_accuracy_score", "hit-rate-at-k"),
     ("torch.distributions.kl_divergence", "gaussian-kl-univariate"),
     ("multivariate_normal.logpdf", "gaussian-density"),
+    ("nx.pagerank personalization", "personalized-pagerank"),
+    ("networkx.community.modularity", "modularity"),
     # a library's name for it, In code batch B (optimizers, attention, ranking and text metrics, sampling)
     ("optax.adam", "adam"),
     ("optax.sgd", "sgd-momentum"),

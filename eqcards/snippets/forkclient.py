@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-LIBRARIES = ("numpy", "scipy", "matplotlib", "sklearn", "nltk", "networkx")  # the snippets' heavy imports, loaded once
+# The snippets' heavy imports, loaded once.
+LIBRARIES = ("numpy", "scipy", "matplotlib", "sklearn", "nltk", "networkx")
 ALWAYS_PRELOAD = ("numpy", "matplotlib.pyplot")
 SERVER_START_SECONDS = 120  # a loaded machine may take long to import everything
 STATUS_SLACK_SECONDS = 10  # the server kills at timeout + grace; we give up waiting this much later

@@ -15,7 +15,8 @@ from ..core.config import helpers_dir
 RUNNER_VERSION = "3"  # 2: checks record their line; a failed check fails even if caught;
 # 3: a figure over MAX_FIGURE_BYTES is saved as an image
 # Distributions whose version can change what a snippet prints: the numerics and the reference libraries.
-LIBRARIES = ("numpy", "scipy", "matplotlib", "scikit-learn", "rouge_score", "sacrebleu", "rank-bm25", "nltk", "networkx")
+LIBRARIES = ("numpy", "scipy", "matplotlib", "scikit-learn", "rouge_score", "sacrebleu", "rank-bm25", "nltk",
+             "networkx")
 
 
 @cache

@@ -56,6 +56,7 @@
       case "FLOP/byte": return Number(x.toPrecision(4)) + " FLOP/byte";
       case "fraction": return Number(x.toPrecision(4)) + " (" + Number((100 * x).toPrecision(3)) + " %)";
       case "nats": return x.toFixed(4) + " nats";
+      case "bits": return Number(x.toPrecision(4)) + " bits";
       case "seconds": return duration(x);
       case "tokens/s": return Number(x.toPrecision(4)) + " tokens/s";
       case "parameters": case "tokens": case "count":

@@ -30,7 +30,7 @@ PUBLISHED_KEYS = {"card": True, "output": True, "value": True, "digits": True, "
 # How the page formats an output, by its unit (docs/javascripts/calculator.js formats each); an
 # input whose unit is one of these has its chart axis labelled the same way. Times are in seconds.
 OUTPUT_UNITS = ("count", "parameters", "tokens", "bytes", "FLOPs", "FLOP/s", "bytes/s",
-                "FLOP/byte", "fraction", "nats", "ratio", "seconds", "tokens/s")
+                "FLOP/byte", "fraction", "nats", "bits", "ratio", "seconds", "tokens/s")
 # An input's name is a JavaScript identifier: it is a variable of the expressions and a URL key.
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 # What an expression may hold: numbers, names, arithmetic, comparisons and the conditional operator.

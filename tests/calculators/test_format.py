@@ -54,6 +54,13 @@ def test_a_chart_tick_is_formatted_like_its_axis(page: quickjs.Context, value: f
     assert shown(page, "axisLabel", value, unit) == tick
 
 
+@pytest.mark.parametrize(("value", "unit", "text"), [
+    (1.0986122886681098, "nats", "1.0986 nats"), (0.7, "bits", "0.7 bits"), (3.3219280948873626, "bits", "3.322 bits")])
+def test_an_information_quantity_names_its_unit(page: quickjs.Context, value: float, unit: str,
+                                                text: str) -> None:
+    assert shown(page, "format", value, unit) == text
+
+
 def test_every_output_unit_has_a_format() -> None:
     """A unit the build accepts but the script does not know would fall through to a bare number."""
     cases = set(re.findall(r'case "([^"]+)":', SCRIPT.read_text(encoding="utf-8")))

@@ -79,6 +79,16 @@ check_true("runs decaying at T = 600, 800, 1000 agree on every step before 600",
 check_true("the whole schedule never exceeds eta and never goes below 0",
            bool(np.all((sched(range(0, 1400)) <= eta) & (sched(range(0, 1400)) >= 0))))
 
+# The page's calculator is checked against wsd with both decays on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows): steps in the warmup (and W = 0, no warmup), the stable stage,
+# at T, inside the decay and after the linear decay has reached zero.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda s, eta, W, T, k, D: {"eta_exp": wsd(s, eta, W, T, exponential_decay(k)),
+                                           "eta_lin": wsd(s, eta, W, T, linear_decay(D))},
+               cardcalc.grid(s=(0, 50, 100, 999, 1000, 1050, 1100, 3000, 6000), eta=(3e-4, 1e-2), W=(0, 100),
+                             T=(1000, 5000), k=(50, 1000), D=(100, 2000)))
+
 # --- in code: optax ---
 import jax  # noqa: E402
 import optax  # noqa: E402

@@ -35,6 +35,17 @@ check_true("larger rho moves steps toward small sigma (fraction of steps with si
            np.all(np.diff(fractions) > 0),
            "rho = 1, 3, 7, inf: " + ", ".join(f"{f:.2f}" for f in fractions))
 
+# The page's calculator is checked against karras_sigmas on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): both endpoints, levels in between, and the appended sigma_N = 0, for
+# uniform (rho = 1), EDM (rho = 7) and strongly warped spacing.
+import cardcalc  # noqa: E402
+
+levels = cardcalc.grid(i=(0, 1, 9, 17, 18, 39, 40), N=(2, 18, 40), sigma_min=(0.002, 0.5),
+                       sigma_max=(1.0, 80.0), rho=(1.0, 7.0, 50.0))
+cardcalc.table(lambda i, N, sigma_min, sigma_max, rho:
+               {"sigma": karras_sigmas(N, sigma_min, sigma_max, rho)[i]},
+               [row for row in levels if row["i"] <= row["N"]])
+
 fig, ax = figure("Karras noise levels, N = 18", "step index i", r"$\sigma_i$ (log scale)")
 for rho in (1.0, 3.0, 7.0):
     ax.plot(karras_sigmas(n, rho=rho, append_zero=False), marker="o", ms=3, label=rf"$\rho$ = {rho:g}")

@@ -64,6 +64,15 @@ abar_lin = np.cumprod(1 - np.linspace(1e-4, 0.02, T))
 check_true("alpha_bar at t = T/2: cosine well above linear", abar[T // 2] > 5 * abar_lin[T // 2 - 1],
            f"cosine {abar[T // 2]:.3f}, linear {abar_lin[T // 2 - 1]:.3f}")
 
+# The page's calculator is checked against cosine_alpha_bar and cosine_betas on this grid (cardcalc; the
+# build runs the card's JavaScript on the same rows): the first step, the middle, the last unclipped step
+# and t = T, where beta_T = 1 is capped at 0.999; for s = 0, the paper's 0.008 and a larger offset.
+import cardcalc  # noqa: E402
+
+steps = cardcalc.grid(t=(1, 2, 50, 250, 499, 500), T=(50, 500, 1000), s=(0.0, 0.008, 0.1))
+cardcalc.table(lambda t, T, s: {"abar": cosine_alpha_bar(T, s)[t], "beta": cosine_betas(T, s)[t - 1]},
+               [row for row in steps if row["t"] <= row["T"]])
+
 fig, ax = figure("Signal-to-noise ratio by schedule", "t / T",
                  r"$\log \mathrm{SNR} = \log \bar\alpha_t/(1-\bar\alpha_t)$")
 x = np.arange(1, T) / T

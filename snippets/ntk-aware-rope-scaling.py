@@ -71,6 +71,16 @@ check_true("...with factor 2 at length 4096 it uses the base of s = 3, not s = 2
            np.isclose(dyn2, ntk_base(3.0, d), rtol=1e-13) and not np.isclose(dyn2, ntk_base(2.0, d)),
            f"base {dyn2:.0f} vs NTK(s = 2) {ntk_base(2.0, d):.0f}")
 
+# The page's calculator is checked against ntk_base and rope_frequencies on this grid (cardcalc; the build
+# runs the card's JavaScript on the same rows): the first, second and last pairs of small and large heads,
+# no extension (s = 1) up to s = 32, and LLaMA's and Llama 3's bases.
+import cardcalc  # noqa: E402
+
+pairs = cardcalc.grid(b=(10000.0, 500000.0), s=(1.0, 2.0, 8.0, 32.0), d=(4, 64, 128), j=(0, 1, 31, 63))
+cardcalc.table(lambda b, s, d, j: {"b_new": ntk_base(s, d, b), "theta": ntk_frequencies(d, s, b)[j],
+                                   "slowdown": rope_frequencies(d, b)[j] / ntk_frequencies(d, s, b)[j]},
+               [row for row in pairs if row["j"] < row["d"] // 2])
+
 fig, ax = figure("RoPE frequency scaling per pair (d = 128, s = 8)", "pair index  j",
                  r"frequency divided by  $\theta_j / \theta'_j$")
 j = np.arange(d // 2)

@@ -18,12 +18,21 @@ def yarn_ramp(r: np.ndarray, alpha: float = 1.0, beta: float = 32.0) -> np.ndarr
     return np.where(r < alpha, 0.0, np.where(r > beta, 1.0, (r - alpha) / (beta - alpha)))
 
 
+def rope_frequencies(d: int, base: float) -> np.ndarray:
+    """theta_j = base^(-2j/d), j = 0 .. d/2 - 1."""
+    return base ** (-np.arange(0, d, 2) / d)
+
+
+def turns_over_context(d: int, L: int, base: float) -> np.ndarray:
+    """r_j = L theta_j / (2 pi): rotations of pair j over the original context L."""
+    return L * rope_frequencies(d, base) / (2 * np.pi)
+
+
 def yarn_frequencies(d: int, s: float, L: int, base: float = 10000.0, alpha: float = 1.0,
                      beta: float = 32.0) -> np.ndarray:
     """h(theta_j) = (1 - gamma(r_j)) theta_j / s + gamma(r_j) theta_j, with r_j = L theta_j / (2 pi)."""
-    theta = base ** (-np.arange(0, d, 2) / d)
-    r = L * theta / (2 * np.pi)  # rotations of pair j over the original context L
-    g = yarn_ramp(r, alpha, beta)
+    theta = rope_frequencies(d, base)
+    g = yarn_ramp(turns_over_context(d, L, base), alpha, beta)
     return (1 - g) * theta / s + g * theta
 
 
@@ -89,6 +98,26 @@ seed_form = theta / ((1 - g) * s + g)
 check_close("seed form = YaRN where the ramp is 0 or 1", seed_form[outside], new[outside], rtol=1e-13)
 mid = np.max(np.abs(seed_form[inside] / new[inside] - 1))
 check_true("...but not on the ramp", mid > 0.1, f"largest relative difference {mid:.2f}")
+
+# The page's calculator is checked against yarn_frequencies, yarn_ramp and yarn_attention_factor on this
+# grid (cardcalc; the build runs the card's JavaScript on the same rows): pairs that turn more than beta
+# times over L, fewer than alpha times, and on the ramp between, for two ramps, bases, lengths and factors.
+import cardcalc  # noqa: E402
+
+
+def yarn_row(j, d, b, L, s, alpha, beta):
+    """The calculator's outputs at one row, from the formula's own functions."""
+    theta_j = rope_frequencies(d, b)[j]
+    r_j = turns_over_context(d, L, b)[j]
+    theta_new = yarn_frequencies(d, s, L, b, alpha, beta)[j]
+    return {"r": r_j, "gamma": float(yarn_ramp(r_j, alpha, beta)), "theta": theta_new,
+            "slowdown": theta_j / theta_new, "mscale": yarn_attention_factor(s),
+            "t": 1 / yarn_attention_factor(s) ** 2}
+
+
+pairs = cardcalc.grid(j=(0, 20, 21, 30, 45, 46, 63), d=(64, 128), b=(10000.0, 500000.0), L=(2048, 4096),
+                      s=(1.0, 16.0), alpha=(1.0, 2.0), beta=(16.0, 32.0))
+cardcalc.table(yarn_row, [row for row in pairs if row["j"] < row["d"] // 2])
 
 fig, ax = figure("RoPE frequency division per pair (d = 128, L = 4096, s = 16)",
                  "pair index  j", r"$\theta_j / \theta'_j$")

@@ -66,6 +66,17 @@ check_true("bidirectional: |i - j| and (j - i) give different weights",
            np.abs(bidir_abs - bidir_signed).max() > 1e-2,
            f"max difference {np.abs(bidir_abs - bidir_signed).max():.3f}")
 
+# The page's calculator is checked against alibi_slopes, alibi_slopes_general and alibi_bias on this grid
+# (cardcalc; the build runs the card's JavaScript on the same rows): head counts that are powers of 2, where
+# every head takes the formula's slope, and 12 and 112 (BLOOM's), where the heads past the largest power of
+# 2 take interleaved slopes; distances 0, 1 and 100.
+import cardcalc  # noqa: E402
+
+heads = cardcalc.grid(h=(1, 2, 8, 9, 12, 16, 40, 64, 65, 112), H=(1, 8, 12, 16, 64, 112), dist=(0, 1, 100))
+cardcalc.table(lambda h, H, dist: {"m": alibi_slopes(H)[h - 1], "m_ref": alibi_slopes_general(H)[h - 1],
+                                   "bias": alibi_bias(dist + 1, alibi_slopes_general(H)[h - 1])[dist, 0]},
+               [row for row in heads if row["h"] <= row["H"]])
+
 fig, ax = figure("ALiBi penalty per head (H = 8)", "distance to the key  i - j  (tokens)",
                  "bias added to the score")
 dist = np.arange(0, 65)

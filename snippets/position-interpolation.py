@@ -84,6 +84,16 @@ orig_scores = [score(delta + 25, 25, L) for delta in (0, 1, 5, 300, 511)]
 check_close("PI score at distance 4 delta = original score at distance delta", pi_scores, orig_scores,
             rtol=1e-9, atol=1e-12)
 
+# The page's calculator is checked against interpolated_positions on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows): the first and last positions of the window, positions past it,
+# no extension (L' = L) and extensions by 4 and 16.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda m, L, L_new: {"m_pi": interpolated_positions(m, L, L_new),
+                                    "spacing": interpolated_positions(1, L, L_new)},
+               cardcalc.grid(m=(0, 1, 1001, 2047, 8191, 32767, 40000), L=(2048, 4096),
+                             L_new=(2048, 8192, 32768)))
+
 fig, ax = figure("Position interpolation: RoPE angle of the slowest pair (d = 128)", "token position m",
                  "angle $m'\\theta_{63}$ (radians)")
 mm = np.arange(0, 8192, 16)

@@ -81,6 +81,23 @@ perm = np.ravel(np.column_stack([np.arange(d // 2), np.arange(d // 2) + d // 2])
 check_close("with the paper's frequencies, [sin | cos] halves are a column permutation of PE",
             same_freq[:, perm], pe, rtol=0, atol=1e-12)
 
+# The page's calculator is checked against sinusoid_frequencies and sinusoidal_pe on this grid (cardcalc;
+# the build runs the card's JavaScript on the same rows): the first, second, a middle and the last pair of
+# two widths, at positions 0, 1, 50 and 4095.
+import cardcalc  # noqa: E402
+
+
+def pe_row(pos, i, d_model):
+    """The calculator's outputs at one row, from the formula's own functions."""
+    omega = sinusoid_frequencies(d_model)[i]
+    pe_at = sinusoidal_pe(pos + 1, d_model)[pos]
+    return {"omega": omega, "wavelength": 2 * np.pi / omega,
+            "pe_sin": pe_at[2 * i], "pe_cos": pe_at[2 * i + 1]}
+
+
+pairs = cardcalc.grid(pos=(0, 1, 50, 4095), i=(0, 1, 16, 31, 255), d_model=(64, 512))
+cardcalc.table(pe_row, [row for row in pairs if row["i"] < row["d_model"] // 2])
+
 fig, ax = figure("Sinusoidal positional encoding (d = 64)", "dimension index", "position")
 im = ax.imshow(pe[:128], aspect="auto", cmap="RdBu", vmin=-1, vmax=1, origin="lower",
                interpolation="nearest")

@@ -61,6 +61,24 @@ neox = x_half * np.cos(ang) + rotate_half * np.sin(ang)
 check_close("rotate_half layout = interleaved RoPE on permuted coordinates", neox[perm],
             rope(x_half[perm], m), rtol=1e-12, atol=1e-14)
 
+# The page's calculator is checked against rope_angles and rope on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): the first, second, a middle and the last pair of two head sizes, at
+# positions 0, 1, 100 and 4095, with the bases of LLaMA and LLaMA 3. Rotating the unit vector of
+# coordinate 2j gives block j's entries cos m theta_j and sin m theta_j.
+import cardcalc  # noqa: E402
+
+
+def rope_row(m, j, d, b):
+    """The calculator's outputs at one row, from the formula's own functions."""
+    theta = rope_angles(d, b)[j]
+    turned = rope(np.eye(d)[2 * j], m, b)
+    return {"theta": theta, "wavelength": 2 * np.pi / theta, "angle": m * theta,
+            "cos": turned[2 * j], "sin": turned[2 * j + 1]}
+
+
+pairs = cardcalc.grid(m=(0, 1, 100, 4095), j=(0, 1, 31, 63), d=(64, 128), b=(10000.0, 500000.0))
+cardcalc.table(rope_row, [row for row in pairs if row["j"] < row["d"] // 2])
+
 fig, ax = figure("RoPE rotation frequencies (head dim 128)", "pair index  j",
                  "wavelength  $2\\pi/\\theta_j$  (tokens)")
 j = np.arange(64)

@@ -89,6 +89,23 @@ with np.errstate(over="ignore", under="ignore"):
 check_true("uncentred positions in float16: at position 8192, (2/7)^16 underflows and (7/2)^16 overflows",
            np.isinf(k16) and q16 == 0, f"query scale {float(q16)}, key scale {float(k16)}")
 
+# The page's calculator is checked against xpos_zeta on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): the first, second and last pairs of two head sizes, the paper's gamma and
+# another, two scale bases, keys before, at and after the query, and uncentred positions up to 8192.
+import cardcalc  # noqa: E402
+
+
+def xpos_row(j, d, gamma, B, m, n):
+    """The calculator's outputs at one row: zeta_j from the formula, raised to the card's exponents."""
+    zeta = xpos_zeta(d, gamma)[j]
+    return {"zeta": zeta, "decay": zeta ** ((m - n) / B),
+            "q_scale": zeta ** (m / B), "k_scale": zeta ** (-n / B)}
+
+
+pairs = cardcalc.grid(j=(0, 1, 31, 63), d=(8, 64, 128), gamma=(0.4, 1.0), B=(512.0, 2048.0), m=(0, 100, 8192),
+                      n=(0, 50, 8192))
+cardcalc.table(xpos_row, [row for row in pairs if row["j"] < row["d"] // 2])
+
 fig, ax = figure("xPos damping of pair j with distance (d = 128, B = 512)",
                  "distance  m - n  (tokens)", r"$\zeta_j^{(m-n)/512}$")
 dist = np.linspace(0, 4096, 200)

@@ -17,8 +17,12 @@ def longrope_angles(n, lam, n_hat, base=10000.0):
     d = 2 * len(lam)
     theta = base ** (-np.arange(0, d, 2) / d)
     n = np.asarray(n, dtype=float)[..., None]
-    factor = np.where(n < n_hat, 1.0, 1.0 / lam)
-    return factor * n * theta
+    return longrope_factor(n, lam, n_hat) * n * theta
+
+
+def longrope_factor(n, lam, n_hat):
+    """I(lambda_i, n_hat): 1 at positions n < n_hat, 1 / lambda_i from n_hat on."""
+    return np.where(n < n_hat, 1.0, 1.0 / lam)
 
 
 def longrope(x, n, lam, n_hat, base=10000.0):
@@ -99,6 +103,22 @@ check_close("m, n < n_hat: score(9, 4) = score(7, 2)", score(7, 2), score(9, 4),
 gap = abs(score(14, 4) - score(19, 9))
 check_true("across n_hat (n = 4 < 12 <= 14): the score changes with the absolute positions", gap > 1e-3,
            f"|score(14, 4) - score(19, 9)| = {gap:.3g}")
+
+# The page's calculator is checked against longrope_angles on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows), for one pair with factor lambda_i: positions before n_hat, at it and after
+# it, n_hat = 0 (every position rescaled), the first, second and last pairs, and factors below and above 1.
+import cardcalc  # noqa: E402
+
+
+def longrope_row(n, i, d, lam, n_hat):
+    """The calculator's outputs at one row: pair i's multiplier and angle, every pair given the factor lam."""
+    factors = np.full(d // 2, lam)
+    return {"I": float(longrope_factor(n, lam, n_hat)), "angle": longrope_angles(n, factors, n_hat)[i]}
+
+
+pairs = cardcalc.grid(n=(0, 3, 4, 5, 4096, 100_000), i=(0, 1, 31, 63), d=(64, 128),
+                      lam=(0.5, 1.0, 16.0), n_hat=(0, 4, 4096))
+cardcalc.table(longrope_row, [row for row in pairs if row["i"] < row["d"] // 2])
 
 fig, ax = figure("Angle per pair at position 4096 (d = 128)", "pair index i",
                  "angle (radians)")

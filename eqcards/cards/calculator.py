@@ -40,8 +40,8 @@ NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 # A number standing alone, not the digits that end a name such as C_0 or M1.
 LITERAL = re.compile(r"(?<![A-Za-z0-9_$])" + NUMBER.pattern)
 # Math's members an expression may call or read.
-MATH_NAMES = {"abs", "ceil", "cos", "exp", "expm1", "floor", "log", "log10", "log1p", "log2", "max", "min",
-              "pow", "round", "sqrt", "cbrt", "E", "PI", "LN2", "LN10"}
+MATH_NAMES = {"abs", "ceil", "cos", "sin", "tanh", "exp", "expm1", "floor", "log", "log10", "log1p", "log2",
+              "max", "min", "pow", "round", "sqrt", "cbrt", "E", "PI", "LN2", "LN10"}
 # Functions an expression may call beyond Math's, each defined in the function body the page runs
 # and the build checks, so both evaluate the same code. A binomial coefficient needs a loop, which an
 # expression cannot hold; the running product stays within a few ulps per factor of the exact integer.

@@ -167,5 +167,6 @@ def one_coordinate(x, lo, hi):
             "back": float(dequantize(code, lo, hi)[0, 0])}
 
 
-cardcalc.table(one_coordinate, cardcalc.grid(x=(-300.0, -1.0, 0.0, 0.0123, 2.5, 3.5, 131.3, 254.0, 255.0, 400.0),
-                                            lo=(0.0, -1.0), hi=(255.0, 254.0)))
+cardcalc.table(one_coordinate,
+               cardcalc.grid(x=(-300.0, -1.0, 0.0, 0.0123, 2.5, 3.5, 131.3, 254.0, 255.0, 400.0),
+                             lo=(0.0, -1.0), hi=(255.0, 254.0)))

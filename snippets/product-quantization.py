@@ -101,8 +101,8 @@ check_true("at each k*, M = 8 subspaces distort less than M = 4, and M = 4 less 
 #    2 bytes, from which the codes come back; the float32 vector takes 128 bytes.
 low_bits = np.unpackbits(codes.astype(np.uint8)[:, :, None], axis=2)[:, :, 4:].reshape(len(codes), -1)
 packed = np.packbits(low_bits, axis=1)
-check_true("4-bit codes packed two to a byte decode to the same codes",
-           np.array_equal(np.packbits(np.unpackbits(packed, axis=1).reshape(len(codes), M, 4), axis=2)[:, :, 0] >> 4, codes))
+unpacked = np.packbits(np.unpackbits(packed, axis=1).reshape(len(codes), M, 4), axis=2)[:, :, 0] >> 4
+check_true("4-bit codes packed two to a byte decode to the same codes", np.array_equal(unpacked, codes))
 check_close("code size M log2(k*) = the packed bits per vector (4 subspaces, 16 centroids: 16 bits)",
             code_bits(M, ksub), packed.shape[1] * 8, rtol=1e-12)
 check_close("compression = float32 bytes / packed code bytes per vector (128 / 2 = 64)",

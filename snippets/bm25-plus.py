@@ -84,6 +84,22 @@ all_terms = score("q1", delta=0.0) + constant
 check_true("delta on every query term (as rank_bm25 does) ranks exactly like BM25, not like BM25+",
            list(np.argsort(-all_terms, kind="stable")) == bm25_rank and bm25_rank != plus_rank)
 
+# The page's calculator is checked against lv_zhai_idf and bm25_plus on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows), one query term at a time: absent and present terms (both sides of
+# tf > 0), k1 = 0, b = 0 and 1, documents far shorter and longer than average, and delta = 0 (BM25).
+import cardcalc  # noqa: E402
+
+
+def one_term(tf, dl, avgdl, k1, b, delta, N, df):
+    """The idf and the score of the one-term query t in one document with these statistics."""
+    idf = lv_zhai_idf([df], N)
+    tf_matrix, lengths = np.array([[tf]], dtype=float), np.array([dl], dtype=float)
+    return {"idf": float(idf[0]), "score": float(bm25_plus(tf_matrix, lengths, avgdl, idf, k1, b, delta)[0])}
+
+
+cardcalc.table(one_term, cardcalc.grid(tf=(0, 1, 5), dl=(10, 100, 10**6), avgdl=(33.9375, 100), k1=(0.0, 1.2),
+                                       b=(0.0, 0.75, 1.0), delta=(0.0, 1.0), N=(32, 10**6), df=(1, 26)))
+
 # --- in code: rank-bm25 ---
 from rank_bm25 import BM25Plus  # noqa: E402
 

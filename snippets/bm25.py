@@ -79,6 +79,29 @@ check_true("RSJ IDF turns negative for a term in > N/2 documents; Lucene's log(1
            np.all(dog_rsj < 0) and np.all(dog_lucene > 0),
            f"RSJ scores {np.round(dog_rsj, 3)}, Lucene scores {np.round(dog_lucene, 3)}")
 
+# The page's calculator is checked against rsj_idf and bm25_matrix on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows). Each row is a collection built to have the row's statistics,
+# scored as the one-term query "t": absent (f = 0) and present terms, k1 = 0, b = 0 and 1, documents
+# shorter and longer than average, and a term in most documents (negative IDF).
+import cardcalc  # noqa: E402
+
+
+def collection(f, dl, avgdl, N, n):
+    """N documents: the first has dl tokens, f of them "t"; n documents in all hold "t" (the first among
+    them when f > 0); the others share the remaining tokens so that the lengths average avgdl."""
+    others, holders = int(N) - 1, int(n) - (f > 0)
+    rest = int(N * avgdl) - int(dl)
+    lengths = [rest // others + (i < rest % others) for i in range(others)]
+    return [["t"] * int(f) + ["x"] * int(dl - f),
+            *(["t"] * (i < holders) + ["x"] * (length - (i < holders)) for i, length in enumerate(lengths))]
+
+
+cardcalc.table(lambda f, dl, avgdl, N, n, k1, b: {
+                   "idf": float(rsj_idf(n, N)),
+                   "score": float(bm25_matrix(["t"], collection(f, dl, avgdl, N, n), k1, b)[0])},
+               cardcalc.grid(f=(0, 1, 3, 20), dl=(20, 90), avgdl=(25, 40), N=(5, 40), n=(1, 4), k1=(0.0, 1.2),
+                             b=(0.0, 0.75, 1.0)))
+
 # --- in code: rank-bm25 ---
 from rank_bm25 import BM25Okapi  # noqa: E402
 

@@ -83,6 +83,25 @@ ungated = score("q1") + 2.2 * 0.5 / 1.7 * missing
 check_true("the ungated variant is not BM25L plus a constant: the bonus differs between documents",
            np.ptp(ungated - score("q1")) > 0.5, f"bonus ranges over {np.ptp(ungated - score('q1')):.2f}")
 
+# The page's calculator is checked against bm25l_idf and bm25l on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows), one query term at a time: absent and present terms (both sides of
+# tf > 0), k1 = 0, b = 0 and 1, documents far shorter and longer than average, and delta = 0 (BM25).
+import cardcalc  # noqa: E402
+
+
+def one_term(tf, dl, avgdl, k1, b, delta, N, df):
+    """The idf and the score of the one-term query t in one document with these statistics."""
+    idf = bm25l_idf([df], N)
+    tf_matrix, lengths = np.array([[tf]], dtype=float), np.array([dl], dtype=float)
+    return {"idf": float(idf[0]), "score": float(bm25l(tf_matrix, lengths, avgdl, idf, k1, b, delta)[0])}
+
+
+# An absent term with k1 = delta = 0 computes 0/0, which bm25l's tf > 0 gate then discards.
+with np.errstate(invalid="ignore"):
+    cardcalc.table(one_term, cardcalc.grid(tf=(0, 1, 5), dl=(10, 100, 10**6), avgdl=(33.9375, 100),
+                                           k1=(0.0, 1.2), b=(0.0, 0.75, 1.0), delta=(0.0, 0.5), N=(32, 10**6),
+                                           df=(1, 26)))
+
 # --- in code: rank-bm25 ---
 from rank_bm25 import BM25L  # noqa: E402
 

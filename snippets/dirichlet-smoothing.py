@@ -56,6 +56,22 @@ check_true("one occurrence: the short d02 keeps a smaller share of its ML estima
            P[1, j] / mle_short < P[27, j] / mle_long,
            f"kept: d02 {P[1, j] / mle_short:.2f}, d28 {P[27, j] / mle_long:.2f}")
 
+# The page's calculator is checked against dirichlet_smoothing on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): unseen and seen terms, short and long documents, mu = 0 (the
+# maximum-likelihood estimate) to 10^12. The weight on the collection model is the smoothed probability of
+# a term absent from the document that makes up the whole collection (c = 0, P(t|C) = 1): mu / (|d| + mu).
+import cardcalc  # noqa: E402
+
+
+def one_term(c, dl, pC, mu):
+    """P_mu(t | d) for one term of one document, and the weight mu / (|d| + mu) on the collection model."""
+    return {"P": float(dirichlet_smoothing(np.array([[c]]), np.array([dl]), pC, mu)[0, 0]),
+            "weight": float(dirichlet_smoothing(np.array([[0.0]]), np.array([dl]), 1.0, mu)[0, 0])}
+
+
+cardcalc.table(one_term, cardcalc.grid(c=(0, 1, 3), dl=(3, 15, 300), pC=(0.0, 1e-4, 0.01),
+                                       mu=(0.0, 50.0, 2000.0, 1e12)))
+
 # Figure: weight on the collection model as a function of document length.
 L = np.linspace(1, 400, 400)
 fig, ax = figure("Weight given to the collection model", "document length |d| (tokens)",

@@ -25,9 +25,14 @@ def calibrate(X):
     return X.min(axis=0), X.max(axis=0)
 
 
+def bucket_width(lo, hi):
+    """s_j = (u_j - l_j) / 255: 256 codes, so 255 buckets between the calibrated ends."""
+    return (hi - lo) / 255
+
+
 def int8_codes(X, lo, hi):
-    """q_j = round((x_j - l_j) / s_j) - 128, s_j = (u_j - l_j) / 255, clipped to [-128, 127]."""
-    step = (hi - lo) / 255
+    """q_j = round((x_j - l_j) / s_j) - 128, clipped to [-128, 127]."""
+    step = bucket_width(lo, hi)
     return np.clip(np.round((X - lo) / step) - 128, -128, 127).astype(np.int8)
 
 
@@ -147,3 +152,21 @@ ax.plot(mults, [recall(np.array([search_and_rescore(queries[i], Bq[i], Bd, k, m)
 ax.axhline(r_bin, linestyle="--", color="gray", label="Hamming distance alone")
 ax.set_xscale("log", base=2)
 ax.legend()
+
+# The page's calculator is checked against int8_codes and dequantize on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows): values inside the range, at its ends, outside it on both sides
+# (both clips), and on exact half-bucket ties (2.5, 3.5 and 4.5 buckets up), where NumPy rounds to the even
+# code.
+import cardcalc  # noqa: E402
+
+
+def one_coordinate(x, lo, hi):
+    """The code of one coordinate x under the range [lo, hi], and the value it decodes to."""
+    code = int8_codes(np.array([[x]]), np.array([lo]), np.array([hi]))
+    return {"code": int(code[0, 0]), "bucket": bucket_width(lo, hi),
+            "back": float(dequantize(code, lo, hi)[0, 0])}
+
+
+cardcalc.table(one_coordinate,
+               cardcalc.grid(x=(-300.0, -1.0, 0.0, 0.0123, 2.5, 3.5, 131.3, 254.0, 255.0, 400.0),
+                             lo=(0.0, -1.0), hi=(255.0, 254.0)))

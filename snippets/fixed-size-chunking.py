@@ -68,6 +68,14 @@ stored = sum(b - a for a, b in chunk_spans(n_long, 512, 384))
 check_close("indexed tokens / N approaches L / S = 4/3 for a long text", stored / n_long, 512 / 384,
             rtol=5e-3)
 
+# The page's calculator is checked against n_chunks and overlap on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): texts shorter than, equal to and longer than one chunk, lengths
+# on and just past a stride boundary, overlapping chunks, S = L and gaps (S > L).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda N, L, S: {"n": n_chunks(int(N), int(L), int(S)), "overlap": overlap(int(L), int(S))},
+               cardcalc.grid(N=(1, 255, 256, 257, 456, 10_000), L=(1, 256), S=(1, 100, 256, 300)))
+
 fig, ax = figure("Chunks needed for a 10,000-token text, L = 512", "overlap L - S (tokens)",
                  "number of chunks")
 ov = np.arange(0, 480, 8)

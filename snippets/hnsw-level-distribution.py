@@ -72,6 +72,15 @@ check_close("nodes on layers >= 1, 2, 3 vs n M^-L (Poisson tolerance)",
 check_true("highest level of 200,000 nodes is within 2 of log_16(200,000) = 4.4",
            abs(levels.max() - np.log(n) / np.log(M)) <= 2, f"max level {levels.max()}")
 
+# The page's calculator is checked against level_multiplier and level_tail on this grid (cardcalc; the build
+# runs the card's JavaScript on the same rows), the mean level as the sum of the tail over layers 1..1999
+# (the smallest M, 2, leaves a remainder of 2^-1999, far below rounding).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda M, L: {"m_L": level_multiplier(M), "P": float(level_tail(L, level_multiplier(M))),
+                             "El": float(np.sum(level_tail(np.arange(1, 2000), level_multiplier(M))))},
+               cardcalc.grid(M=(2, 16, 32, 100), L=(0, 1, 3, 10)))
+
 fig, ax = figure("HNSW layer sizes, 200,000 insertions, M = 16, m_L = 1/ln M", "level l",
                  "number of nodes with level = l")
 ks = np.arange(levels.max() + 1)

@@ -36,6 +36,14 @@ check_true("limits: 0 for a term in every document, ln N for a term in one, decr
 with np.errstate(divide="ignore"):
     check_true("a term absent from the collection (df = 0) has no finite idf", not np.isfinite(idf(0.0, 32)))
 
+# The page's calculator is checked against idf on this grid (cardcalc; the build runs the card's JavaScript
+# on the same rows): a term in one document, in some, in every one, in small and large collections.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda N, df: float(idf(df, N)),
+               [row for row in cardcalc.grid(N=(1, 32, 10**6, 10**12), df=(1, 4, 26, 32, 1000, 10**6))
+                if row["df"] <= row["N"]])
+
 # --- in code: scikit-learn ---
 from sklearn.feature_extraction.text import TfidfTransformer  # noqa: E402
 

@@ -64,3 +64,11 @@ q5_cols = [index[t] for t in tc.query_tokens("q5")]
 top_small = int(np.argmax(np.log(jelinek_mercer(counts, lengths, p_c, 0.1)[:, q5_cols]).sum(axis=1)))
 check_true("q5 with lambda = 0.1: the top document d08 contains all five query terms",
            top_small == 7 and all(t in docs[7] for t in tc.query_tokens("q5")))
+
+# The page's calculator is checked against jelinek_mercer on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): unseen and seen terms, short and long documents, lambda from 0 (the
+# maximum-likelihood estimate) to 1 (the collection model).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda c, dl, pC, lam: float(jelinek_mercer(np.array([[c]]), np.array([dl]), pC, lam)[0, 0]),
+               cardcalc.grid(c=(0, 1, 3), dl=(3, 15, 300), pC=(0.0, 1e-4, 0.01), lam=(0.0, 0.1, 0.7, 1.0)))

@@ -62,6 +62,12 @@ ratio_raw, ratio_log = score_raw[3] / score_raw[0], score_log[3] / score_log[0]
 check_true("the log damps keyword stuffing: d04's lead over d01 shrinks from raw tf to 1 + ln tf",
            ratio_log < 0.8 * ratio_raw, f"d04 / d01: raw tf-idf {ratio_raw:.2f}, log tf-idf {ratio_log:.2f}")
 
+# The page's calculator is checked against log_tf on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): an absent term (the zero branch), one occurrence, and counts up to 10^9.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda c: float(log_tf(c)), cardcalc.grid(c=(0, 1, 2, 3, 10, 40, 10**9)))
+
 fig, ax = figure("Term-frequency weightings", "count c(t, d)", "weight")
 ax.plot(counts, counts, label="raw count")
 ax.plot(counts, w, label="1 + ln c  (0 at c = 0)")

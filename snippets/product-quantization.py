@@ -36,6 +36,16 @@ def pq_decode(codes, codebooks):
 def distortion(X, codebooks):
     """Mean squared quantization error E |x - q(x)|^2."""
     return float(np.mean(np.sum((X - pq_decode(pq_encode(X, codebooks), codebooks)) ** 2, axis=1)))
+
+
+def code_bits(M: int, ksub: int) -> float:
+    """Storage per vector: M centroid indices of log2(k*) bits each."""
+    return M * np.log2(ksub)
+
+
+def compression(D: int, M: int, ksub: int) -> float:
+    """How many times smaller the code is than the D float32 coordinates it replaces."""
+    return 32 * D / code_bits(M, ksub)
 # --- end formula ---
 
 
@@ -86,8 +96,29 @@ check_true("distortion decreases as k* grows (M = 4)", bool(np.all(np.diff(by_k)
            " > ".join(f"{v:.3f}" for v in by_k))
 check_true("at each k*, M = 8 subspaces distort less than M = 4, and M = 4 less than M = 2",
            bool(np.all(np.array(by_m[8]) < np.array(by_k)) and np.all(np.array(by_k) < np.array(by_m[2]))))
-check_close("code size: M log2(k*) = 4 x 4 bits = 2 bytes instead of 32 float32 = 128 bytes",
-            [M * np.log2(ksub) / 8, X.shape[1] * 4], [2.0, 128.0], rtol=1e-12)
+
+# 5. Code size, by packing: each of the 4 codes below 16 fits in its 4 low bits, so a vector packs into
+#    2 bytes, from which the codes come back; the float32 vector takes 128 bytes.
+low_bits = np.unpackbits(codes.astype(np.uint8)[:, :, None], axis=2)[:, :, 4:].reshape(len(codes), -1)
+packed = np.packbits(low_bits, axis=1)
+unpacked = np.packbits(np.unpackbits(packed, axis=1).reshape(len(codes), M, 4), axis=2)[:, :, 0] >> 4
+check_true("4-bit codes packed two to a byte decode to the same codes", np.array_equal(unpacked, codes))
+check_close("code size M log2(k*) = the packed bits per vector (4 subspaces, 16 centroids: 16 bits)",
+            code_bits(M, ksub), packed.shape[1] * 8, rtol=1e-12)
+check_close("compression = float32 bytes / packed code bytes per vector (128 / 2 = 64)",
+            compression(X.shape[1], M, ksub), X.astype(np.float32)[0].nbytes / packed.shape[1], rtol=1e-12)
+check_close("the text's example: D = 768, M = 8, k* = 256 -> 8 bytes for a 3072-byte float vector",
+            [code_bits(8, 256) / 8, compression(768, 8, 256)], [8.0, 3072 / 8], rtol=1e-12)
+check_close("and M log2(k*) = log2 of the number of product centroids (256 of them for M = 4, k* = 4)",
+            code_bits(4, 4), np.log2(len(grid)), rtol=1e-12)
+
+# The page's calculator is checked against code_bits and compression on this grid (cardcalc; the build
+# runs the card's JavaScript on the same rows), with k* a power of two and not.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda D, M, ks: {"bits": code_bits(M, ks), "bytes": code_bits(M, ks) / 8,
+                                 "ratio": compression(D, M, ks)},
+               cardcalc.grid(D=(32, 768, 4096), M=(1, 4, 8, 96), ks=(2, 16, 256, 1000)))
 
 fig, ax = figure("Product quantization of 449 token embeddings (D = 32)", "bits per vector  M log2(k*)",
                  "mean squared error  E|x − q(x)|²")

@@ -45,6 +45,12 @@ check_true("d = 768: |cos| > 0.15 is rare for unrelated vectors",
            np.mean(np.abs(stats[2][1]) > 0.15) < 1e-3,
            f"fraction {np.mean(np.abs(stats[2][1]) > 0.15):.1e}, 0.15 ≈ {0.15 * np.sqrt(768):.1f} std")
 
+# The page's calculator is checked against random_cosine_std on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows), from a plane to embedding sizes and beyond.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda d: float(random_cosine_std(d)), cardcalc.grid(d=(1, 2, 3, 128, 768, 4096, 10**7)))
+
 fig, ax = figure("Cosine similarity of two independent Gaussian vectors", "cos(x, y)", "density")
 for d, c in stats:
     ax.hist(c, bins=80, density=True, histtype="step", linewidth=1.5,

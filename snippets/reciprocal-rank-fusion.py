@@ -52,6 +52,21 @@ order_ok = all(big_k[doc_ids[i]] > big_k[doc_ids[j]]
                for i in range(n_docs) for j in range(n_docs) if rank_sum[i] < rank_sum[j])
 check_true("k -> infinity: fused order agrees with the sum-of-ranks order on every pair", order_ok)
 
+# The page's calculator is checked against rrf on this grid (cardcalc; the build runs the card's JavaScript
+# on the same rows): three lists with d at the given 1-based positions, or absent from a list (rank 0),
+# for k = 0, the paper's 60 and a large k.
+import cardcalc  # noqa: E402
+
+
+def lists_placing(*ranks):
+    """One ranked list per rank: d at that position behind other documents, or absent where it is 0."""
+    return [[f"list{j}-doc{i}" for i in range(max(r - 1, 0))] + ["d"] * (r > 0) + [f"list{j}-last"]
+            for j, r in enumerate(ranks)]
+
+
+cardcalc.table(lambda r1, r2, r3, k: rrf(lists_placing(int(r1), int(r2), int(r3)), k).get("d", 0.0),
+               cardcalc.grid(r1=(0, 1, 60, 1000), r2=(0, 1, 7), r3=(0, 2, 500), k=(0.0, 60.0, 1e6)))
+
 position = np.arange(1, 101)
 fig, ax = figure("Weight of each rank relative to rank 1", "rank in one list", "(k + 1) / (k + rank)")
 for k in (0, 10, 60, 200):

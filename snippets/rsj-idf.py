@@ -63,3 +63,12 @@ check_close("q1 with its 6 relevant documents: RSJ weight = log odds ratio of th
 check_true("relevance information raises the weight of terms concentrated in relevant documents",
            np.all(rsj_weight(n_q1, N, r, R) > rsj_idf(n_q1, N)),
            f"r/n per term {dict(zip(q1, [f'{a}/{b}' for a, b in zip(r, n_q1, strict=True)], strict=True))}")
+
+# The page's calculator is checked against rsj_weight and rsj_idf on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows), kept to consistent counts (r_t <= R, r_t <= n_t, n_t - r_t <= N - R):
+# empty cells, a term in every document, no relevance information, and terms only in relevant documents.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda N, n, R, r: {"w": float(rsj_weight(n, N, r, R)), "idf": float(rsj_idf(n, N))},
+               [row for row in cardcalc.grid(N=(32, 10**7), n=(0, 4, 16, 26, 32), R=(0, 6, 20), r=(0, 3, 6))
+                if row["r"] <= min(row["R"], row["n"]) and row["n"] - row["r"] <= row["N"] - row["R"]])

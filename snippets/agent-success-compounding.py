@@ -52,3 +52,10 @@ for prob in (0.9, 0.95, 0.98, 0.99):
 ax.axhline(0.5, color="k", lw=0.6, ls="--")
 ax.set_ylim(0, 1)
 ax.legend()
+
+# The page's calculator is checked against chain_success on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): certain and impossible steps, no steps at all, short and long chains.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda p, k: chain_success(p, k),
+               cardcalc.grid(p=(0.0, 0.5, 0.95, 0.99, 1.0), k=(0, 1, 20, 100, 5000)))

@@ -14,12 +14,17 @@ def confusion(a, b, k):
     return table / len(a)
 
 
+def kappa_from_agreement(p_o, p_e):
+    """kappa = (p_o - p_e) / (1 - p_e): agreement above chance as a share of the most there could be."""
+    return (p_o - p_e) / (1.0 - p_e)
+
+
 def cohens_kappa(a, b, k):
-    """kappa = (p_o - p_e) / (1 - p_e), p_o the diagonal mass, p_e the product of the marginals."""
+    """kappa from the labels, p_o the diagonal mass, p_e the product of the marginals."""
     p = confusion(a, b, k)
     p_o = np.trace(p)
     p_e = np.sum(p.sum(axis=1) * p.sum(axis=0))
-    return (p_o - p_e) / (1.0 - p_e), p_o, p_e
+    return kappa_from_agreement(p_o, p_e), p_o, p_e
 
 
 def weighted_kappa(a, b, k, power=2.0):
@@ -78,10 +83,22 @@ check_true("high raw agreement, kappa below 0.3 under skewed labels",
            cohens_kappa(yes, other, 2)[1] >= 0.8 and cohens_kappa(yes, other, 2)[0] < 0.3,
            f"p_o {cohens_kappa(yes, other, 2)[1]:.2f}, kappa {cohens_kappa(yes, other, 2)[0]:.2f}")
 
+# The card's example: both raters say "good" 90% of the time, so p_e = 0.9^2 + 0.1^2 = 0.82; at 90% raw
+# agreement kappa is 0.08 / 0.18 = 4/9, and agreeing exactly as often as chance gives 0.
+check_close("hand values: kappa(0.9, 0.82) = 4/9, kappa(0.82, 0.82) = 0, kappa(0.5, 0.82) = -16/9",
+            [kappa_from_agreement(p_o, 0.82) for p_o in (0.9, 0.82, 0.5)], [4 / 9, 0.0, -16 / 9],
+            rtol=1e-12, atol=1e-15)
 # A judge that always gives one label: p_e equals p_o, so kappa is 0 whatever its raw agreement.
 constant = np.ones(100, int)
 check_close("a constant judge gets kappa = 0 despite 90% raw agreement", cohens_kappa(yes, constant, 2)[0],
             0.0, atol=1e-14)  # a few ulps of p_o and p_e (both 0.9), divided by 1 - p_e = 0.1
+
+# The page's calculator is checked against kappa_from_agreement on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows): kappa 1, 0 and negative, and chance agreement near 1.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda p_o, p_e: {"kappa": kappa_from_agreement(p_o, p_e)},
+               cardcalc.grid(p_o=(0.0, 0.5, 0.82, 0.9, 1.0), p_e=(0.0, 0.5, 0.82, 0.99)))
 
 # --- in code: scikit-learn ---
 from itertools import combinations  # noqa: E402

@@ -28,6 +28,12 @@ def conformal_quantile(scores: np.ndarray, alpha) -> float:
     return float(np.sort(scores)[k - 1])
 
 
+def conformal_coverage(n: int, alpha) -> float:
+    """P(Y_test in C(X_test)) for continuous scores: exactly k / (n + 1), which is 1 when k = n + 1
+    (the threshold is infinite and the set holds every label)."""
+    return conformal_index(n, alpha) / (n + 1)
+
+
 def prediction_sets(probs: np.ndarray, qhat: float) -> np.ndarray:
     """C(x) = {y : s(x, y) <= q^} with the score s(x, y) = 1 - p^(y | x); one boolean row per input."""
     return 1.0 - probs <= qhat
@@ -57,6 +63,10 @@ check_close("n = 149, alpha = 0.18: k = 123 exactly, q^ = the 123rd smallest sco
 check_close("n = 99, alpha = 0.3: k = 70; alpha given as Fraction(3, 10) or the string '0.3' alike",
             [conformal_index(99, 0.3), conformal_index(99, Fraction(3, 10)), conformal_index(99, "0.3")],
             [70, 70, 70])
+check_close("coverage k/(n+1) by hand: n = 9, alpha = 0.1 -> 9/10; n = 149, alpha = 0.18 -> 123/150; "
+            "n = 4, alpha = 0.1 -> 5/5 = 1 (infinite threshold)",
+            [conformal_coverage(9, 0.1), conformal_coverage(149, 0.18), conformal_coverage(4, 0.1)],
+            [0.9, 123 / 150, 1.0], rtol=1e-12)
 
 # 2. Library route: q^ is the empirical quantile of the scores at level ceil((n+1)(1-alpha))/n in the
 #    inverted-CDF sense (smallest score whose empirical CDF reaches the level): numpy's
@@ -91,9 +101,10 @@ trials, n, alpha = 40_000, 50, 0.1
 k = int(np.ceil((n + 1) * (1 - alpha)))
 sc = rng.standard_normal((trials, n + 1))
 covered = np.array([sc[t, n] <= conformal_quantile(sc[t, :n], alpha) for t in range(trials)])
-se = np.sqrt(k / (n + 1) * (1 - k / (n + 1)) / trials)
+exact = conformal_coverage(n, alpha)
+se = np.sqrt(exact * (1 - exact) / trials)
 check_close(f"n = 50, alpha = 0.1: coverage vs k/(n+1) = {k}/51 (4 s.e. = {4 * se:.4f})", covered.mean(),
-            k / (n + 1), atol=4 * se)
+            exact, atol=4 * se)
 check_true("coverage >= 1 - alpha (minus 4 s.e.) and < 1 - alpha + 1/(n+1) (plus 4 s.e.)",
            1 - alpha - 4 * se <= covered.mean() < 1 - alpha + 1 / (n + 1) + 4 * se)
 
@@ -120,10 +131,19 @@ for _ in range(60):
     cov.append(sets[np.arange(2000), y_test].mean())
     sizes.append(sets.sum(1).mean())
 k = int(np.ceil((n + 1) * (1 - alpha)))
-check_close(f"classifier: mean coverage over 60 splits vs {k}/{n + 1} (4 s.e.)", np.mean(cov), k / (n + 1),
-            atol=4 * np.std(cov) / np.sqrt(60))
+check_close(f"classifier: mean coverage over 60 splits vs {k}/{n + 1} (4 s.e.)", np.mean(cov),
+            conformal_coverage(n, alpha), atol=4 * np.std(cov) / np.sqrt(60))
 check_true("sets are informative: mean size well below 10 (under 4)", np.mean(sizes) < 4,
            f"mean size {np.mean(sizes):.2f}")
+
+# The page's calculator is checked against conformal_index and conformal_coverage on this grid (cardcalc;
+# the build runs the card's JavaScript on the same rows), with the products (n + 1)(1 - alpha) that land
+# exactly on an integer (150 x 0.82, 100 x 0.7), where a float ceiling is one too high, and alpha so small
+# that k = n + 1.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda n, alpha: {"k": conformal_index(n, alpha), "coverage": conformal_coverage(n, alpha)},
+               cardcalc.grid(n=(1, 4, 9, 99, 149, 1000, 999_999), alpha=(0.0, 0.001, 0.1, 0.18, 0.3, 0.9)))
 
 # Figure: coverage vs alpha for n = 20 (exact k/(n+1) staircase) and the bounds.
 alphas = np.linspace(0.02, 0.5, 49)

@@ -60,6 +60,19 @@ check_close("decay(s + t) = decay(s) * decay(t)", memory_decay(70.0 + 45.0, 0.0,
             memory_decay(70.0, 0.0, lam) * memory_decay(45.0, 0.0, lam), rtol=1e-12)
 check_true("future access (t < t_last) is not a decay: weight > 1", bool(memory_decay(0.0, 10.0, lam) > 1))
 
+# The page's calculator is checked against decay_rate, memory_decay and half_life on this grid (cardcalc;
+# the build runs the card's JavaScript on the same rows): fast and very slow decay, ages from 0 to 1000 hours.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(gamma, t, t_i):
+    lam = decay_rate(gamma)
+    return {"w": float(memory_decay(t, t_i, lam)), "lambda": lam, "t_half": half_life(lam)}
+
+
+cardcalc.table(calculator_row,
+               cardcalc.grid(gamma=(0.5, 0.9, 0.995, 0.999999), t=(0, 24, 138, 1000), t_i=(0, 20)))
+
 # Access resets the clock: a memory retrieved at hours 100 and 300 vs one never retrieved again.
 t = np.linspace(0, 500, 501)
 last = np.where(t >= 300, 300.0, np.where(t >= 100, 100.0, 0.0))

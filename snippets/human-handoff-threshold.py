@@ -116,6 +116,22 @@ check_close(
     rtol=1e-12,
 )
 
+# The page's calculator is checked against error_threshold, hands_off and decision_cost with one failure
+# mode on this grid (cardcalc; the build runs the card's JavaScript on the same rows): tasks kept and
+# handed off, the exact tie 0.25 x 8 = 2 (the agent acts), a free handoff and one dearer than any error.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(p, C_err, C_h):
+    p_fail, cost_fail = np.array([[p]]), np.array([C_err])
+    handoff = hands_off(p_fail, cost_fail, C_h)
+    return {"tau": error_threshold(C_err, C_h), "handoff": float(handoff[0]),
+            "cost": float(decision_cost(p_fail, cost_fail, C_h, handoff)[0])}
+
+
+cardcalc.table(calculator_row, cardcalc.grid(p=(0.0, 0.1, 0.25, 0.5, 1.0), C_err=(8.0, 10.0, 100.0),
+                                             C_h=(0.0, 1.5, 2.0, 20.0)))
+
 fig, ax = figure(
     "Expected cost of 'hand off if p > t' (C_err = 10, C_h = 1.5)", "threshold t", "expected cost per task"
 )

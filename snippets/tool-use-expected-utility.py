@@ -127,6 +127,21 @@ check_true("break-even: p V = C is not worth a try (strict inequality)",
 check_true("example: p = 0.5, prior 0.7, V/C = 6 gives 3 tries (p_j = 0.35, 0.27, 0.18, 0.11)",
            tries_to_make(0.5, 0.7, 6.0, 1.0, 40) == 3)
 
+# The page's calculator is checked against expected_utility, best_action and success_within on this grid
+# (cardcalc; the build runs the card's JavaScript on the same rows): the tool called and not, ties (no
+# value and no cost), certain and hopeless calls, and no tries at all.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(p, p_0, V, Cost, lam, k):
+    return {"U_tool": float(expected_utility(p, V, Cost, lam)),
+            "U_direct": float(expected_utility(p_0, V, 0.0, lam)),
+            "call": best_action([p_0, p], V, [0.0, Cost], lam), "P_k": float(success_within(p, k))}
+
+
+cardcalc.table(calculator_row, cardcalc.grid(p=(0.0, 0.3, 0.8, 1.0), p_0=(0.0, 0.55, 0.8), V=(0.0, 20.0),
+                                             Cost=(0.0, 3.0), lam=(0.5, 1.0, 3.0), k=(0, 1, 5)))
+
 fig, ax = figure("Net value of allowing up to k tries (p = 0.5, prior up 0.7)",
                  "maximum number of tries k", "expected value - expected cost (units of C)")
 for ratio in (3.0, 6.0, 20.0):

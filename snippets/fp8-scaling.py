@@ -119,7 +119,7 @@ def calculator_row(e, amax, m, x):
 
 
 cardcalc.table(calculator_row, cardcalc.grid(e=(4, 5), amax=(3.0, 448.0), m=(0, 2),
-                                             x=(-1000.0, -17.0, 0.0, 1e-7, 1e-3, 1.3, 2.5, 17.0, 19.0, 500.0)))
+                                             x=(-1000, -17, 0, 1e-7, 1e-3, 1.3, 2.5, 17, 19, 500)))
 
 fig, ax = figure("E4M3 cast of a spike: delayed against current scaling", "true value",
                  "dequantized value")

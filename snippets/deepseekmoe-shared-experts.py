@@ -119,7 +119,7 @@ check_true("DeepSeekMoE 16B: top-(mK - K_s) = top-6 of mN - K_s = 64 routed",
 
 # The page's calculator is checked against routing_combinations on this grid (cardcalc; the build runs
 # the card's JavaScript, with its floating-point comb, on the same rows): the paper's 16 experts top-2
-# cut in 1 to 8, with and without a shared expert, up to 64 x 8 = 512 routed experts.
+# cut in 1, 4 and 8, with and without a shared expert, up to 64 x 8 = 512 routed experts.
 import cardcalc  # noqa: E402
 
 cardcalc.table(lambda N, K, m, K_s: {"routed": m * N - K_s, "chosen": m * K - K_s,

@@ -83,3 +83,17 @@ ax.plot(xs, xh, label=r"$\hat{x} = s(q - z)$")
 ax.plot(xs, xs - xh, label=r"error $x - \hat{x}$")
 ax.axvspan(s * (q_min - z), s * (q_max - z), color="tab:blue", alpha=0.08, label="representable range")
 ax.legend(fontsize=8)
+
+# The page's calculator is checked against quantize and dequantize on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows). With s = 0.5, x = -1.25, -0.75, 0.25, 1.25 make x / s an exact
+# tie (np.round sends it to the even integer, which the page must match); x = +-300 clips at both ends.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(x, s, z, q_min, q_max):
+    q = quantize(x, s, z, q_min, q_max)
+    return {"q": q, "xhat": dequantize(q, s, z)}
+
+
+cardcalc.table(calculator_row, cardcalc.grid(x=(-300.0, -1.25, -0.75, 0.0, 0.25, 1.25, 3.3, 300.0),
+                                             s=(0.037, 0.5), z=(-3, 0, 61), q_min=(-8, 0), q_max=(7, 255)))

@@ -73,3 +73,19 @@ ax.plot(xs, xs, ":", color="gray", label="x")
 ax.step(xs, fake_quant(xs, s, z, 0, 15), where="mid", label=f"s = {s:.3f}, z = {z:.0f}")
 ax.axhline(0, color="black", lw=0.6)
 ax.legend()
+
+# The page's calculator is checked against minmax_params on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): ranges across zero, all-negative (x_max widened to 0) and
+# all-positive (x_min widened to 0), and lo = -1.25, hi = 126.25 on 255 steps, where s = 0.5 and
+# -x_min / s = 2.5 is an exact tie that np.round sends to the even code.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(lo, hi, q_min, q_max):
+    s, z = minmax_params(np.array([lo, hi]), q_min, q_max)
+    return {"s": s, "z": z}
+
+
+codes = {"q_min": (0, -128, -8), "q_max": (255, 127, 7)}
+cardcalc.table(calculator_row, cardcalc.grid(lo=(-3.0, -1.25), hi=(-0.2, 5.0, 126.25), **codes)
+               + cardcalc.grid(lo=(0.5,), hi=(5.0, 126.25), **codes))

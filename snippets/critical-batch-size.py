@@ -94,6 +94,14 @@ def sqrt_law(b, ls, lc):
 rel2 = np.max(np.abs(np.exp(sqrt_law(Bs, ls2, lc2)) / S_sim - 1))
 check_true("a 1/sqrt(B) law fits clearly worse", rel2 > 2 * rel, f"worst misfit {rel2:.2f}")
 
+# The page's calculator is checked against steps_needed and examples_needed on this grid (cardcalc; the
+# build runs the card's JavaScript on the same rows): batches far below, at and far above B_crit.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda B, B_crit, S_min: {"S": steps_needed(B, S_min, B_crit),
+                                         "E": examples_needed(B, B_crit * S_min, B_crit)},
+               cardcalc.grid(B=(1, 1000, 1.0e6, 1.5e8), B_crit=(1000, 1.0e6), S_min=(1, 20000)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 from torch.func import grad, vmap  # noqa: E402

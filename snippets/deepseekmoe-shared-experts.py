@@ -117,6 +117,15 @@ check_true("DeepSeekMoE 16B: top-(mK - K_s) = top-6 of mN - K_s = 64 routed",
            routing_combinations(66 - 2, 8 - 2)
            == math.factorial(64) // (math.factorial(6) * math.factorial(58)))
 
+# The page's calculator is checked against routing_combinations on this grid (cardcalc; the build runs
+# the card's JavaScript, with its floating-point comb, on the same rows): the paper's 16 experts top-2
+# cut in 1, 4 and 8, with and without a shared expert, up to 64 x 8 = 512 routed experts.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda N, K, m, K_s: {"routed": m * N - K_s, "chosen": m * K - K_s,
+                                     "combos": routing_combinations(m * N - K_s, m * K - K_s)},
+               cardcalc.grid(N=(8, 16, 64), K=(1, 2, 8), m=(1, 4, 8), K_s=(0, 1)))
+
 fig, ax = figure("Routing choices as experts are split more finely", "segments per expert m",
                  "combinations (log)")
 ms = np.arange(1, 9)

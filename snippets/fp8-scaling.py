@@ -105,6 +105,22 @@ check_close("delayed, margin 3: the history's amax maps to 2^-3 x 448 = 56 (Tran
 check_true("after the step, the history holds the spike: the next delayed scale adapts",
            delayed_scale([*history[1:], np.max(np.abs(spike))], "E4M3") == s_current)
 
+# The page's calculator is checked against current_scale, to_fp8 and fp8_cast on this grid (cardcalc; the
+# build runs the card's JavaScript on the same rows), with both formats and margins 0 and 2: x = 17 at
+# s = 1 and at s = 1/4 falls exactly between two E4M3 values (ties go to the even code), x = 500 and -1000
+# saturate, 1e-3 and 1e-7 land among the subnormals, and 0 stays 0.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(e, amax, m, x):
+    fmt = {4: "E4M3", 5: "E5M2"}[e]
+    s = current_scale(amax, fmt, margin=m)
+    return {"s": s, "q": to_fp8(x * s, fmt), "xhat": fp8_cast(x, s, fmt)}
+
+
+cardcalc.table(calculator_row, cardcalc.grid(e=(4, 5), amax=(3.0, 448.0), m=(0, 2),
+                                             x=(-1000, -17, 0, 1e-7, 1e-3, 1.3, 2.5, 17, 19, 500)))
+
 fig, ax = figure("E4M3 cast of a spike: delayed against current scaling", "true value",
                  "dequantized value")
 order = np.argsort(spike)

@@ -28,6 +28,11 @@ def galore_adam_step(W, G, state, t, *, lr, alpha, rank, gap, beta1, beta2, eps)
     state["v"] = beta2 * state["v"] + (1 - beta2) * R * R
     N = (state["m"] / (1 - beta1**t)) / (np.sqrt(state["v"] / (1 - beta2**t)) + eps)
     return W - lr * alpha * (P @ N)
+
+
+def galore_state_entries(n: int, rank: int) -> int:
+    """Adam's two moments of the projected r x n gradient: 2 r n numbers (full Adam keeps 2 m n)."""
+    return 2 * rank * n
 # --- end formula ---
 
 
@@ -96,7 +101,26 @@ sv_four = np.linalg.svd(W - W0, compute_uv=False)
 rank_four = int(np.sum(sv_four > 1e-8 * sv_four[0]))
 check_true("after four periods (20 steps): rank(W - W_0) > r", rank_four > r, f"rank {rank_four}")
 check_true("optimizer state is 2 r n = 320 numbers, not 2 m n = 1280",
-           state["m"].size + state["v"].size == 2 * r * n == 320)
+           state["m"].size + state["v"].size == galore_state_entries(n, r) == 320)
+# Started from scalar moments, the state takes whatever shape the step gives it: count it on a 12 x 7
+# weight at rank 3 (2 r n = 42).
+G3 = rng.normal(size=(12, 7))
+state3 = {"m": 0.0, "v": 0.0}
+galore_adam_step(np.zeros((12, 7)), G3, state3, 1, **{**cfg, "rank": 3})
+check_true("12 x 7 weight, rank 3: the moments hold 2 r n = 42 numbers",
+           state3["m"].size + state3["v"].size == galore_state_entries(7, 3) == 42)
+
+# The page's calculator is checked against galore_state_entries on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows); full-rank Adam's state is the same count at r = m.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(m, n, r):
+    galore, full = galore_state_entries(n, r), galore_state_entries(n, m)
+    return {"state": galore, "full": full, "frac": galore / full}
+
+
+cardcalc.table(calculator_row, cardcalc.grid(m=(16, 4096, 8192), n=(40, 11008, 28672), r=(4, 128, 1024)))
 
 fig, ax = figure("Rank of the accumulated GaLore update", "step", "numerical rank of W - W_0")
 state, W, ranks = new_state(), W0.copy(), []

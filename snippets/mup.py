@@ -101,6 +101,23 @@ shrink = mu[0, 3] / mu[-1, 3]
 check_true("muP output at initialization shrinks like 1/sqrt(width): about 4x over 16x width",
            2 < shrink < 8, f"{shrink:.2f}")
 
+# The page's calculator is checked against mup_adam on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): each kind of layer, at widths below, at and above the base width, with the
+# variance as the square of mup_adam's std.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(n, n0, fan_in_x, eta, c):
+    row = {}
+    for kind, fan, key in (("input", fan_in_x, "in"), ("hidden", n, "hid"), ("output", n, "out")):
+        std, lr = mup_adam(kind, fan, n0, eta, c)
+        row["var_" + key], row["lr_" + key] = std**2, lr
+    return row
+
+
+cardcalc.table(calculator_row, cardcalc.grid(n=(64, 256, 4096), n0=(64, 256), fan_in_x=(8, 50257),
+                                             eta=(1e-3, 0.01), c=(0.02, 1.0)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 

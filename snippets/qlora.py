@@ -41,6 +41,12 @@ def qlora_forward(X, codes, q, scale, mean, levels, L1, L2, alpha, shape):
     W = (levels[codes] * absmax[:, None]).reshape(shape)
     r = L1.shape[1]
     return X @ W + (alpha / r) * (X @ L1) @ L2
+
+
+def storage_bits_per_weight(block=64, const_block=256):
+    """Bits stored per base weight: a 4-bit NF4 index, an 8-bit constant per block of weights and an
+    FP32 scale per const_block constants, 4 + 8/block + 32/(block const_block)."""
+    return 4 + 8 / block + 32 / (block * const_block)
 # --- end formula ---
 
 
@@ -91,6 +97,15 @@ n = W.size
 bits_const = (q.size * 8 + scale.size * 32) / n
 check_close("double-quantized constants: 0.127 bits per parameter (paper)", bits_const, 0.127, atol=5e-4)
 check_close("plain FP32 constants: 0.5 bits per parameter", absmax.size * 32 / n, 0.5, rtol=1e-12)
+# The closed form against the bits the arrays above actually hold (4 per code, 8 per constant, 32 per
+# scale), at the paper's blocks (64, 256) and at (32, 16): both ratios are exact in binary.
+check_close("4-bit codes + 8-bit constants + FP32 scales = 4 + 8/64 + 32/(64 256) bits per weight",
+            (codes.size * 4 + q.size * 8 + scale.size * 32) / n, storage_bits_per_weight(), rtol=0)
+codes32, absmax32 = quantize_nf4(W.ravel(), levels, block=32)
+q32, scale32, _ = quantize_constants_8bit(absmax32, block=16)
+check_close("blocks of 32 weights and of 16 constants: 4 + 8/32 + 32/(32 16) = 4.3125 bits per weight",
+            [(codes32.size * 4 + q32.size * 8 + scale32.size * 32) / n, storage_bits_per_weight(32, 16)],
+            [4.3125, 4.3125], rtol=0)
 
 # Forward pass: at initialization (L2 = 0) the layer is exactly X dequant(W); after training it is
 # the dense layer with the merged weight dequant(W) + (alpha / r) L1 L2.
@@ -111,6 +126,18 @@ err_nf4 = np.mean((deq - W.reshape(-1, 64)) ** 2)
 err_uni = np.mean((uni[cu] * au[:, None] - W.reshape(-1, 64)) ** 2)
 check_true("NF4 beats uniform INT4 absmax on normal weights (mean squared error)", err_nf4 < 0.9 * err_uni,
            f"{err_nf4:.3e} vs {err_uni:.3e}")
+
+# The page's calculator is checked against storage_bits_per_weight on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows): 7B to 65B base weights, the paper's blocks and others.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(N, block, const_block):
+    bits = storage_bits_per_weight(block, const_block)
+    return {"bits": bits, "M": N * bits / 8}
+
+
+cardcalc.table(calculator_row, cardcalc.grid(N=(1, 6.5e9, 65e9), block=(32, 64, 256), const_block=(16, 256)))
 
 fig, ax = figure("NF4 levels vs a uniform 4-bit grid", "value (in units of the block absmax)", "")
 ax.plot(levels, np.full(16, 1.0), "o", label="NF4 (normal quantiles)")

@@ -88,6 +88,14 @@ for stabilized, expected in ((True, lambda r: 4.0), (False, lambda r: 4.0 / r)):
                    abs(draws.mean() - expected(r_)) < 4 * se,
                    f"{draws.mean():.4f} +- {se:.4f}")
 
+# The page's calculator is checked against adapter_scale on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows), both branches of it: rsLoRA's factor and LoRA's.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda alpha, r: {"gamma": adapter_scale(alpha, r),
+                                 "gamma_lora": adapter_scale(alpha, r, rank_stabilized=False)},
+               cardcalc.grid(alpha=(0.5, 16, 32), r=(1, 4, 64, 2048)))
+
 fig, ax = figure("Output change after one step from B = 0", "adapter rank r",
                  "change / (lr |v| sigma^2 |x|^2)")
 rr = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256])

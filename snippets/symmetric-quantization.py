@@ -69,3 +69,19 @@ check_true("ReLU data: symmetric RMS error ~2x the asymmetric one",
 # 6. The extreme value may be negative: x = (-3, 1, 2) has max|x| = 3, so s = 3/127 at 8 bits.
 check_close("negative extreme: s = 3/127 for x = (-3, 1, 2)", symmetric_scale(np.array([-3.0, 1.0, 2.0]), 8),
             3 / 127, rtol=1e-15)
+
+# The page's calculator is checked against symmetric_scale and quantize_symmetric on this grid (cardcalc;
+# the build runs the card's JavaScript on the same rows). With max|x| = 7 at 4 bits or 127 at 8 bits the
+# step is 1, so x = +-0.5, 1.5, 2.5 are exact ties (np.round sends them to the even code, which the page
+# must match), and x = +-300 clips at both ends.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(absmax, b, x):
+    s = symmetric_scale(absmax, b)
+    q = quantize_symmetric(x, s, b)
+    return {"s": s, "q": q, "xhat": s * q}
+
+
+cardcalc.table(calculator_row, cardcalc.grid(absmax=(0.3, 7.0, 127.0), b=(2, 4, 8, 16),
+                                             x=(-300.0, -2.5, -0.5, 0.0, 0.2, 1.5, 2.5, 6.6, 300.0)))

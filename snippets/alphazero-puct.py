@@ -95,3 +95,21 @@ for name, running in curves.items():
 ax.axhline(exact.max(), color="k", lw=0.6, ls="--", label="minimax value")
 ax.set_xscale("log")
 ax.legend(fontsize=8)
+
+# The page's calculator is checked against puct_scores and muzero_c on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows). The move sits next to a sibling holding the node's other visits,
+# so that sum_b N(s, b) is the calculator's total; the grid takes a fresh node (no visits, no bonus), an
+# unvisited move at a busy node, zero and full priors, and MuZero's count 19651 where c = 1.25 + ln 2.
+import cardcalc  # noqa: E402
+
+
+def puct_row(Q, P, N_sa, N_sum, c_puct):
+    """The calculator's outputs for one move of a two-child node with these counts."""
+    q, n, prior = np.array([Q, 0.0]), np.array([N_sa, N_sum - N_sa]), np.array([P, 1.0 - P])
+    return {"U": puct_scores(np.zeros(2), n, prior, c_puct)[0], "score": puct_scores(q, n, prior, c_puct)[0],
+            "c_mu": muzero_c(N_sum)}
+
+
+cardcalc.table(puct_row, [row for row in cardcalc.grid(Q=(-1.0, 0.0, 0.5), P=(0.0, 0.3, 1.0), N_sa=(0, 3, 500),
+                                                       N_sum=(0, 3, 16, 800, 19651), c_puct=(1.0, 1.25, 5.0))
+                          if row["N_sa"] <= row["N_sum"]])

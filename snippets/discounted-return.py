@@ -72,3 +72,12 @@ fig, ax = figure("Weight of the reward k steps ahead in the return", "steps ahea
 for g in (0.9, 0.95, 0.99):
     ax.plot(ks, g ** ks, label=f"γ = {g}  (1/(1-γ) = {1 / (1 - g):.0f})")
 ax.legend()
+
+# The page's calculator, the geometric sum R (1 - gamma^n) / (1 - gamma) of a constant reward over n steps
+# (R n at gamma = 1), is checked against the backward recursion of discounted_returns on this grid
+# (cardcalc; the build runs the card's JavaScript on the same rows): both sides of gamma = 1, gamma = 0
+# (only the first reward counts), one step and enough steps at 0.99 to near R / (1 - gamma).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda R, gamma, n: discounted_returns(np.full(int(n), R), gamma)[0],
+               cardcalc.grid(R=(-1.0, 1.0, 2.5), gamma=(0.0, 0.5, 0.9, 0.99, 1.0), n=(1, 10, 100, 3000)))

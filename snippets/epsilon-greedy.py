@@ -97,3 +97,17 @@ check_close(
 fig, ax = figure("Epsilon-greedy (eps = 0.1), 6-arm Gaussian bandit", "step", "mean regret per step")
 ax.plot(np.convolve(regret_step, np.ones(50) / 50, mode="valid"))
 ax.axhline(floor, color="k", lw=0.6, ls="--")
+
+# The page's calculator is checked on this grid against rl_worlds.epsilon_greedy_policy, the exact
+# probabilities the sampled frequencies above were tested against (cardcalc; the build runs the card's
+# JavaScript on the same rows): a Q row with a single maximiser, epsilon from greedy (0) to uniform (1).
+import cardcalc  # noqa: E402
+
+
+def greedy_and_other(epsilon, A):
+    """pi(greedy) and pi(any other action) for A actions whose first one is the unique argmax."""
+    probs = epsilon_greedy_policy(np.eye(int(A))[:1], epsilon)[0]
+    return {"p_greedy": probs[0], "p_other": probs[1]}
+
+
+cardcalc.table(greedy_and_other, cardcalc.grid(epsilon=(0.0, 0.01, 0.1, 0.5, 1.0), A=(2, 4, 18)))

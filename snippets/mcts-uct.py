@@ -94,3 +94,14 @@ check_close("root estimate after 2000 simulations vs the minimax value", running
 
 fig, ax = figure("UCT on a 3-move, 4-ply game tree", "simulations", "|root estimate - minimax value|")
 ax.loglog(np.arange(1, 2001), np.abs(running - exact.max()))
+
+# The page's calculator is checked against uct_scores on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows) for visited children, whose score is finite: N(s) = 1 (no bonus), a child
+# visited once and one visited often, several constants and negative payoffs, with N(s, a) <= N(s).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda Q, N_s, N_sa, c: {"bonus": uct_scores(np.zeros(1), np.array([N_sa]), N_s, c)[0],
+                                        "score": uct_scores(np.array([Q]), np.array([N_sa]), N_s, c)[0]},
+               [row for row in cardcalc.grid(Q=(-1.0, 0.0, 0.6), N_s=(1, 25, 12345), N_sa=(1, 4, 999),
+                                             c=(0.5, UCB1_C, 2.0))
+                if row["N_sa"] <= row["N_s"]])

@@ -90,3 +90,11 @@ check_true("F without the discount (Phi(s') - Phi(s)) changes the optimal action
            f"changed in cells {moved.tolist()}")
 check_true("F = gamma Phi(s') - Phi(s) with the same Phi: policy unchanged",
            np.array_equal(pi_disc[~grid.terminal], pi_star[~grid.terminal]))
+
+# The page's calculator is checked against shaping_reward on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): the transition from state 0 to state 1 of a two-state potential, potentials
+# of both signs, gamma from 0 to 1.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda gamma, Phi_s, Phi_next: shaping_reward(np.array([Phi_s, Phi_next]), gamma)[0, 0, 1],
+               cardcalc.grid(gamma=(0.0, 0.9, 0.99, 1.0), Phi_s=(-4.0, 0.0, 2.0), Phi_next=(-1.5, 0.0, 5.0)))

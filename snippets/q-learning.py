@@ -78,3 +78,22 @@ fig, ax = figure("Q-learning, slippery gridworld, random behaviour", "updates",
                  "max |Q - Q*|")
 ax.semilogy(steps_axis, err_axis)
 ax.axhline(0.1, color="k", lw=0.6, ls="--")
+
+# The page's calculator is checked against q_learning_update on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): state 0 moves to state 1, whose two actions are worth max_Q_next
+# and one less, so the update's max picks the right one; values of both signs, gamma and alpha from 0 to 1.
+# The target is the value after an update with alpha = 1.
+import cardcalc  # noqa: E402
+
+
+def q_learning_row(Q_sa, R, gamma, max_Q_next, alpha):
+    after = {}
+    for name, step in (("target", 1.0), ("Q_new", alpha)):
+        Q = np.array([[Q_sa, 0.0], [max_Q_next - 1.0, max_Q_next]])
+        q_learning_update(Q, 0, 0, R, 1, False, step, gamma)
+        after[name] = Q[0, 0]
+    return after
+
+
+cardcalc.table(q_learning_row, cardcalc.grid(Q_sa=(-2.0, 0.0, 4.5), R=(-1.0, 2.5), gamma=(0.0, 0.9, 1.0),
+                                             max_Q_next=(-3.0, 7.25), alpha=(0.0, 0.1, 1.0)))

@@ -80,3 +80,22 @@ check_true("root-mean-square error over the 56 entries below 0.04", rms < 0.04, 
 rms_star = np.sqrt(np.mean((Q - Q_star)[nonterminal] ** 2))
 check_true("... and clearly not Q*: RMS distance to Q* above 0.15 (the exploring policy's values are lower)",
            rms_star > 0.15, f"RMS distance to Q* = {rms_star:.3f}")
+
+# The page's calculator is checked against sarsa_update on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): state 0 moves to state 1 and takes its action 1, worth Q_next (its other
+# action is worth more, so the update must use the action taken); values of both signs, gamma and alpha
+# from 0 to 1. The target is the value after an update with alpha = 1.
+import cardcalc  # noqa: E402
+
+
+def sarsa_row(Q_sa, R, gamma, Q_next, alpha):
+    after = {}
+    for name, step in (("target", 1.0), ("Q_new", alpha)):
+        Q = np.array([[Q_sa, 0.0], [Q_next + 1.0, Q_next]])
+        sarsa_update(Q, 0, 0, R, 1, 1, False, step, gamma)
+        after[name] = Q[0, 0]
+    return after
+
+
+cardcalc.table(sarsa_row, cardcalc.grid(Q_sa=(-2.0, 0.0, 4.5), R=(-1.0, 2.5), gamma=(0.0, 0.9, 1.0),
+                                        Q_next=(-3.0, 7.25), alpha=(0.0, 0.1, 1.0)))

@@ -63,3 +63,11 @@ r, nxt, done = sampler.transitions(starts, acts)
 d = td_errors(r, Vg, starts, nxt, done, grid.gamma).reshape(-1, 20_000)
 check_close("gridworld, sampled: mean TD error under V^pi is 0 in every state", d.mean(axis=1),
             np.zeros(len(d)), rtol=0, atol=4 * d.std(axis=1).max() / np.sqrt(20_000))
+
+# The page's calculator is checked against td_errors on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): one transition from state 0 to state 1, rewards and values of both signs,
+# gamma from 0 (no bootstrap) to 1.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda R, gamma, V_next, V_s: td_errors(R, np.array([V_s, V_next]), 0, 1, False, gamma),
+               cardcalc.grid(R=(-1.0, 0.0, 2.5), gamma=(0.0, 0.9, 1.0), V_next=(-3.0, 0.0, 7.25), V_s=(-2.0, 0.0, 4.5)))

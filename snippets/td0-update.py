@@ -92,3 +92,20 @@ cnt_start = np.bincount([e.states[0] for e in eps], minlength=16)
 gap = np.abs(mc_start[cnt_start > 0] / cnt_start[cnt_start > 0] - V_b[cnt_start > 0]).max()
 check_true("batch TD and batch Monte Carlo give different answers on the same data", gap > 1e-3,
            f"largest difference {gap:.3f}")
+
+# The page's calculator is checked against td0_increment and td0_update on this grid (cardcalc; the build
+# runs the card's JavaScript on the same rows): one transition from state 0 to state 1, values of both
+# signs, gamma and alpha from 0 to 1 (alpha = 1 jumps to the target). The TD error is the increment at
+# alpha = 1.
+import cardcalc  # noqa: E402
+
+
+def td0_row(V_s, R, gamma, V_next, alpha):
+    V = np.array([V_s, V_next])
+    delta = td0_increment(V, 0, R, 1, False, 1.0, gamma)
+    td0_update(V, 0, R, 1, False, alpha, gamma)
+    return {"delta": delta, "V_new": V[0]}
+
+
+cardcalc.table(td0_row, cardcalc.grid(V_s=(-2.0, 0.0, 4.5), R=(-1.0, 2.5), gamma=(0.0, 0.9, 1.0),
+                                      V_next=(-3.0, 7.25), alpha=(0.0, 0.1, 1.0)))

@@ -112,3 +112,12 @@ fig, ax = figure("UCB1 on a 5-arm Bernoulli bandit (300 runs)", "plays n (log sc
 ax.semilogx(ts, cum, label="UCB1 (simulated)")
 ax.semilogx(ts, intercept + slope * np.log(ts), "k--", lw=0.8, label="a + b ln n fit")
 ax.legend()
+
+# The page's calculator is checked against ucb1_index on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): n = 1 (ln n = 0, no bonus), an arm played once and one played often,
+# means at both ends of [0, 1], and only rows with n >= n_j, as in any run.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda xbar, n_j, n: {"bonus": ucb1_index(0.0, n_j, n), "index": ucb1_index(xbar, n_j, n)},
+               [row for row in cardcalc.grid(xbar=(0.0, 0.37, 1.0), n_j=(1, 7, 1000), n=(1, 10, 1000, 10**6))
+                if row["n"] >= row["n_j"]])

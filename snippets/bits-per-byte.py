@@ -57,3 +57,11 @@ ppl_chars, ppl_bytes = np.exp(-char_logprobs.mean()), np.exp(-byte_logprobs.mean
 check_true("while per-token perplexity differs between the two tokenizations",
            abs(ppl_chars - ppl_bytes) > 1.0,
            f"{len(text)} chars: PPL {ppl_chars:.2f}; {B} bytes: PPL {ppl_bytes:.2f}; BPB {bpb_chars:.4f}")
+
+# The page's calculator is checked against bits_per_byte on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): T tokens that each cost the mean loss ell sum to T ell nats, read by the
+# snippet's own function; fewer tokens than bytes, as many, and more (a byte-level tokenizer on UTF-8).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda ell, T, B: bits_per_byte(np.full(T, -ell), B),
+               cardcalc.grid(ell=(0.0, 0.1, 2.0, 10.0), T=(1, 3, 250_000), B=(1, 3, 1_000_000)))

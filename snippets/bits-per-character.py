@@ -48,3 +48,11 @@ check_true("accented text has more bytes than characters, so BPC > BPB", B2 > C2
            f"C = {C2}, B = {B2}, BPC {bpc2:.3f} vs BPB {bpb2:.3f}")
 check_close("uniform model over 27 symbols gives log2(27) bits per character",
             bits_per_character(np.full(100, -np.log(27.0)), 100), np.log2(27.0))
+
+# The page's calculator is checked against bits_per_character on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): T tokens that each cost ln PPL nats have perplexity PPL, read by the
+# snippet's own function; a certain model (PPL 1), a character-level one (T = C) and subword tokens.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda PPL, T, C: bits_per_character(np.full(T, -np.log(PPL)), C),
+               cardcalc.grid(PPL=(1.0, 1.5, 16.0, 27.0, 50_000.0), T=(1, 4, 250_000), C=(1, 4, 1_000_000)))

@@ -57,6 +57,20 @@ check_close("paper: E[(m * x) W] = x (q W) (test-time weight scaling)", probs @ 
 check_close("inverted: E[Dropout(x) W] = x W (eval = identity)", probs @ (outs @ W),
             dropout(x, p, training=False) @ W, rtol=1e-12)
 
+# The page's calculator is checked against dropout on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): one entry under its two masks, kept and dropped, whose mean and variance
+# over the masks are taken as in check 2; no dropout (p = 0) up to p = 0.99, entries of both signs and 0.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(x, p):
+    kept, dropped = (dropout(np.array([x]), p, mask=np.array([m]))[0] for m in (True, False))
+    entry_mean = (1 - p) * kept + p * dropped
+    return {"kept": kept, "variance": (1 - p) * (kept - entry_mean) ** 2 + p * (dropped - entry_mean) ** 2}
+
+
+cardcalc.table(calculator_row, cardcalc.grid(x=(-3.0, 0.0, 1.0, 250.0), p=(0.0, 0.1, 0.5, 0.99)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 

@@ -92,6 +92,22 @@ ce_big = -np.take_along_axis(log_softmax(300 * z, axis=-1), lab[..., None], axis
 check_close("softmax focal, logits spanning ~1e4", softmax_focal_loss(300 * z, lab, 1.5),
             (1 - np.exp(-ce_big)) ** 1.5 * ce_big, rtol=1e-12)
 
+# The page's calculator is checked against sigmoid_focal_loss on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): the logit that gives the correct outcome probability p_t, for
+# positives and negatives (both sides of alpha_t), hard to nearly certain examples, and gamma = 0 (the
+# alpha-weighted cross-entropy).
+import cardcalc  # noqa: E402
+from scipy.special import logit  # noqa: E402
+
+
+def calculator_row(p_t, gamma, alpha, y):
+    x, label = np.array([(2 * y - 1) * logit(p_t)]), np.array([y])
+    return {"FL": sigmoid_focal_loss(x, label, alpha, gamma)[0], "CE": sigmoid_focal_loss(x, label, alpha, 0.0)[0]}
+
+
+cardcalc.table(calculator_row, cardcalc.grid(p_t=(1e-9, 0.1, 0.5, 0.9, 0.999999), gamma=(0.0, 0.5, 2.0, 5.0),
+                                             alpha=(0.0, 0.25, 1.0), y=(0, 1)))
+
 # --- in code: optax ---
 import jax  # noqa: E402
 import optax  # noqa: E402

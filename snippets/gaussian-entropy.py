@@ -44,6 +44,14 @@ variances = np.array([0.5, 2.0, 7.0])
 check_close("diagonal Sigma = sum of 1-D entropies", gaussian_entropy(np.diag(variances)),
             sum(norm(0, np.sqrt(v)).entropy() for v in variances), rtol=1e-12)
 
+# The page's calculator is checked against gaussian_entropy on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): Sigma = sigma^2 I in 1, 3 and 64 dimensions, with variances that
+# give negative (1e-6, 0.01) and positive entropies.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda sigma2, d: gaussian_entropy(sigma2 * np.eye(d)),
+               cardcalc.grid(sigma2=(1e-6, 0.01, 1.0, 1e6), d=(1, 3, 64)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 from torch.distributions import MultivariateNormal, Normal  # noqa: E402

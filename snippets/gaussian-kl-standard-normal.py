@@ -45,3 +45,16 @@ check_true("zero exactly at mu = 0, sigma = 1, positive elsewhere",
 reverse = kl_gaussians(np.zeros(d), np.eye(d), mu, np.diag(sigma**2))
 check_true("not symmetric: KL(q || p) != KL(p || q)", abs(kl - reverse) > 1e-2,
            f"{kl:.4f} vs {reverse:.4f} nats")
+
+# The page's calculator is checked against kl_to_standard_normal on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows): d dimensions that share one mean and variance; the prior itself
+# (mu = 0, sigma^2 = 1: 0 nats), tiny and large variances and means of both signs.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(mu, sigma2, d):
+    shared = kl_to_standard_normal(np.full(d, mu), np.full(d, np.log(sigma2)))
+    return {"D_j": kl_to_standard_normal(np.array([mu]), np.array([np.log(sigma2)])), "D": shared}
+
+
+cardcalc.table(calculator_row, cardcalc.grid(mu=(-2.0, 0.0, 0.5), sigma2=(1e-6, 0.5, 1.0, 30.0), d=(1, 16, 512)))

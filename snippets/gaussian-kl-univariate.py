@@ -39,6 +39,13 @@ forward, backward = kl_diag(0.3, 0.5, -1.0, 2.0), kl_diag(-1.0, 2.0, 0.3, 0.5)
 check_true("asymmetric in its arguments", abs(forward - backward) > 0.1,
            f"KL(p||q) = {forward:.4f}, KL(q||p) = {backward:.4f} nats")
 
+# The page's calculator is checked against kl_diag on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): equal and unequal means, P narrower and wider than Q, and P = Q (0 nats).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda mu1, sigma1, mu2, sigma2: kl_diag(mu1, sigma1, mu2, sigma2),
+               cardcalc.grid(mu1=(-1.0, 0.0, 2.5), sigma1=(0.01, 1.0, 3.0), mu2=(0.0, 1.0), sigma2=(0.5, 1.0, 40.0)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 from torch.distributions import Independent, Normal, kl_divergence  # noqa: E402

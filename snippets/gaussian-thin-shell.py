@@ -36,6 +36,16 @@ check_true("relative spread std/mean shrinks like 1/sqrt(2d)",
            all(abs(s / m * np.sqrt(2 * d) - 1) < 0.1 for d, (m, s) in zip(dims[2:], exact[2:], strict=True)),
            ", ".join(f"d={d}: {s / m:.4f}" for d, (m, s) in zip(dims, exact, strict=True)))
 
+# The page's calculator is checked against norm_mean_std on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows). JavaScript has no log-gamma, so the page takes Gamma((d+1)/2) / Gamma(d/2)
+# as a ratio of two Lanczos sums (g = 7, 9 terms), written so that no large terms cancel. The grid stops
+# at d = 20: past it the difference of two gammaln values above, each rounded to its own size, moves the
+# std (a small difference of two numbers near d) by more than the check's 1e-12 (by 5e-9 at d = 4096).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda d: dict(zip(("E", "std"), norm_mean_std(d), strict=True)),
+               cardcalc.grid(d=(1, 2, 3, 4, 5, 7, 10, 16, 20)))
+
 fig, ax = figure("Norm of a standard Gaussian vector, centred at sqrt(d)", "‖z‖ − √d", "density")
 # ||z||^2 for z ~ N(0, I_d) is a sum of d squared standard normals, chi-square with d degrees of freedom by
 # definition: drawing it directly gives the histogram of 20,000 vectors' norms at 1/d of the random numbers

@@ -91,6 +91,21 @@ ref3 = [[entropy(smoothed_targets(y3[a, b], 7, eps)) + entropy(smoothed_targets(
         for a in range(3)]
 check_close("3-D logits (batch, position, class)", label_smoothing_loss(z3, y3, eps), ref3, rtol=1e-12)
 
+# The page's calculator is checked against smoothed_targets and label_smoothing_loss on this grid
+# (cardcalc; the build runs the card's JavaScript on the same rows): the target row of label 0, and the
+# loss at the optimum z = log q', for light to full smoothing (eps = 1 ignores the label: H = log V).
+import cardcalc  # noqa: E402
+
+
+def calculator_row(eps, V):
+    target = smoothed_targets(np.array([0]), V, eps)
+    optimum = np.log(target)
+    return {"q_y": target[0, 0], "q_k": target[0, 1], "gap": optimum[0, 0] - optimum[0, 1],
+            "H": label_smoothing_loss(optimum, np.array([0]), eps)[0]}
+
+
+cardcalc.table(calculator_row, cardcalc.grid(eps=(1e-4, 0.1, 0.5, 1.0), V=(2, 10, 1000)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 

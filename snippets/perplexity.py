@@ -68,3 +68,16 @@ check_close("padding marked -100 is left out of the mean: PPL of the 20 real tok
 true_ppl = perplexity(np.log(data_table[prefixes, tokens]))
 check_true("the data-generating table scores lower perplexity than the model",
            true_ppl < ppl < V, f"true process {true_ppl:.3f} < model {ppl:.3f} < V = {V}")
+
+# The page's calculator is checked against perplexity on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): T tokens sharing the total NLL equally have its mean as their loss, and
+# the mean loss is log PPL; totals from 0 (PPL = 1) to e^700 on one token, near the largest double.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(nll, T):
+    ppl_row = perplexity(np.full(T, -nll / T))
+    return {"PPL": ppl_row, "loss": np.log(ppl_row)}
+
+
+cardcalc.table(calculator_row, cardcalc.grid(nll=(0.0, 0.5, 30.0, 700.0), T=(1, 7, 1000)))

@@ -55,7 +55,7 @@
       case "FLOP/s": return scientific(x) + " FLOP/s";
       case "FLOP/byte": return Number(x.toPrecision(4)) + " FLOP/byte";
       case "fraction": return Number(x.toPrecision(4)) + " (" + Number((100 * x).toPrecision(3)) + " %)";
-      case "nats": return x.toFixed(4) + " nats";
+      case "nats": return Number(x.toPrecision(5)) + " nats";
       case "bits": return Number(x.toPrecision(4)) + " bits";
       case "seconds": return duration(x);
       case "tokens/s": return Number(x.toPrecision(4)) + " tokens/s";
@@ -206,16 +206,23 @@
   Calculator.prototype.draw = function (values) {
     /* The chosen output against one input over the chart's range, the others as entered. */
     var spec = this.config.chart, n = 64, points = [], self = this;
-    var step = this.config.inputs.filter(function (i) { return i.name === spec.x; })[0];
+    var input = this.config.inputs.filter(function (i) { return i.name === spec.x; })[0];
+    // An input that moves in steps (a count, a step number) is drawn at values it can take:
+    // at fractional ones a ceiling or a floor draws a staircase no reader can enter.
+    var grain = input && input.step ? input.step : 0;
     for (var k = 0; k <= n; k++) {
       var t = k / n;
       var x = spec.log ? spec.min * Math.pow(spec.max / spec.min, t) : spec.min + (spec.max - spec.min) * t;
+      if (grain) {
+        x = Math.min(Math.max(Math.round(x / grain) * grain, spec.min), spec.max);
+        if (points.length && points[points.length - 1][0] === x) continue;
+      }
       var point = Object.assign({}, values);
       point[spec.x] = x;
       var y = (self.evaluate(point) || {})[spec.output];
       if (typeof y === "number" && isFinite(y)) points.push([x, y]);
     }
-    if (points.length < 2 || !step) return;
+    if (points.length < 2 || !input) return;
     var ys = points.map(function (p) { return p[1]; });
     var low = Math.min.apply(null, ys), high = Math.max.apply(null, ys);
     var logY = spec.log && low > 0 && high / low > 100;

@@ -26,7 +26,8 @@ def render_calculator(card: Card, presets: Mapping[str, Preset]) -> list[str]:
     defaults = evaluate(calc, [calc.defaults()])[0]
     config = {
         "body": calc.function_body(),
-        "inputs": [{"name": i.name, "default": i.default, "min": i.min, "max": i.max} for i in calc.inputs],
+        "inputs": [{"name": i.name, "default": i.default, "min": i.min, "max": i.max, "step": i.step}
+                   for i in calc.inputs],
         "outputs": [{"name": o.name, "unit": o.unit} for o in calc.outputs],
         "presets": {p.id: {"title": p.title, "values": {k: v for k, v in p.values.items()
                                                         if k in calc.defaults()}} for p in chosen},
@@ -49,7 +50,7 @@ def render_calculator(card: Card, presets: Mapping[str, Preset]) -> list[str]:
         out.append(f'<div class="eqc-calc-field"><label for="calc-in-{field.name}">{_math(field.symbol)} '
                    f'<span class="eqc-calc-meaning">{_text(field.meaning)}</span></label>'
                    f'<span class="eqc-calc-entry"><input id="calc-in-{field.name}" name="{field.name}" '
-                   f'type="number" inputmode="decimal" value="{field.default:g}" min="{field.min:g}" '
+                   f'type="number" inputmode="decimal" value="{_plain(field.default)}" min="{field.min:g}" '
                    f'max="{field.max:g}" step="{step}" required{described}>{unit}</span></div>')
     out.append("</div>")
     # One live region for all results: a change announces the new values once, politely.
@@ -102,3 +103,11 @@ def _text(value: str) -> str:
     """A meaning with $math$ inside it, as HTML."""
     parts = value.split("$")
     return "".join(_math(p) if k % 2 else markup.text(p) for k, p in enumerate(parts))
+
+
+def _plain(value: float) -> str:
+    """A field's starting value as a reader types it: a million is 1000000, not 1e+06 (the digits
+    JavaScript writes when a preset or the URL fills the field)."""
+    if value == int(value) and abs(value) < 1e21:
+        return str(int(value))
+    return repr(value)

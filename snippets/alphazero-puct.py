@@ -110,6 +110,6 @@ def puct_row(Q, P, N_sa, N_sum, c_puct):
             "c_mu": muzero_c(N_sum)}
 
 
-cardcalc.table(puct_row, [row for row in cardcalc.grid(Q=(-1.0, 0.0, 0.5), P=(0.0, 0.3, 1.0), N_sa=(0, 3, 500),
-                                                       N_sum=(0, 3, 16, 800, 19651), c_puct=(1.0, 1.25, 5.0))
-                          if row["N_sa"] <= row["N_sum"]])
+puct_grid = cardcalc.grid(Q=(-1.0, 0.0, 0.5), P=(0.0, 0.3, 1.0), N_sa=(0, 3, 500),
+                          N_sum=(0, 3, 16, 800, 19651), c_puct=(1.0, 1.25, 5.0))
+cardcalc.table(puct_row, [row for row in puct_grid if row["N_sa"] <= row["N_sum"]])

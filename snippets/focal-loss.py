@@ -102,7 +102,8 @@ from scipy.special import logit  # noqa: E402
 
 def calculator_row(p_t, gamma, alpha, y):
     x, label = np.array([(2 * y - 1) * logit(p_t)]), np.array([y])
-    return {"FL": sigmoid_focal_loss(x, label, alpha, gamma)[0], "CE": sigmoid_focal_loss(x, label, alpha, 0.0)[0]}
+    return {"FL": sigmoid_focal_loss(x, label, alpha, gamma)[0],
+            "CE": sigmoid_focal_loss(x, label, alpha, 0.0)[0]}
 
 
 cardcalc.table(calculator_row, cardcalc.grid(p_t=(1e-9, 0.1, 0.5, 0.9, 0.999999), gamma=(0.0, 0.5, 2.0, 5.0),

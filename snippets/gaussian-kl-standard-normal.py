@@ -57,4 +57,5 @@ def calculator_row(mu, sigma2, d):
     return {"D_j": kl_to_standard_normal(np.array([mu]), np.array([np.log(sigma2)])), "D": shared}
 
 
-cardcalc.table(calculator_row, cardcalc.grid(mu=(-2.0, 0.0, 0.5), sigma2=(1e-6, 0.5, 1.0, 30.0), d=(1, 16, 512)))
+cardcalc.table(calculator_row,
+               cardcalc.grid(mu=(-2.0, 0.0, 0.5), sigma2=(1e-6, 0.5, 1.0, 30.0), d=(1, 16, 512)))

@@ -44,7 +44,8 @@ check_true("asymmetric in its arguments", abs(forward - backward) > 0.1,
 import cardcalc  # noqa: E402
 
 cardcalc.table(lambda mu1, sigma1, mu2, sigma2: kl_diag(mu1, sigma1, mu2, sigma2),
-               cardcalc.grid(mu1=(-1.0, 0.0, 2.5), sigma1=(0.01, 1.0, 3.0), mu2=(0.0, 1.0), sigma2=(0.5, 1.0, 40.0)))
+               cardcalc.grid(mu1=(-1.0, 0.0, 2.5), sigma1=(0.01, 1.0, 3.0), mu2=(0.0, 1.0),
+                             sigma2=(0.5, 1.0, 40.0)))
 
 # --- in code: torch ---
 import torch  # noqa: E402

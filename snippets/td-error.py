@@ -70,4 +70,5 @@ check_close("gridworld, sampled: mean TD error under V^pi is 0 in every state", 
 import cardcalc  # noqa: E402
 
 cardcalc.table(lambda R, gamma, V_next, V_s: td_errors(R, np.array([V_s, V_next]), 0, 1, False, gamma),
-               cardcalc.grid(R=(-1.0, 0.0, 2.5), gamma=(0.0, 0.9, 1.0), V_next=(-3.0, 0.0, 7.25), V_s=(-2.0, 0.0, 4.5)))
+               cardcalc.grid(R=(-1.0, 0.0, 2.5), gamma=(0.0, 0.9, 1.0), V_next=(-3.0, 0.0, 7.25),
+                             V_s=(-2.0, 0.0, 4.5)))

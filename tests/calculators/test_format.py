@@ -55,7 +55,8 @@ def test_a_chart_tick_is_formatted_like_its_axis(page: quickjs.Context, value: f
 
 
 @pytest.mark.parametrize(("value", "unit", "text"), [
-    (1.0986122886681098, "nats", "1.0986 nats"), (0.7, "bits", "0.7 bits"), (3.3219280948873626, "bits", "3.322 bits")])
+    (1.0986122886681098, "nats", "1.0986 nats"), (0.000123, "nats", "0.000123 nats"),  # not 0.0000
+    (0.7, "bits", "0.7 bits"), (3.3219280948873626, "bits", "3.322 bits")])
 def test_an_information_quantity_names_its_unit(page: quickjs.Context, value: float, unit: str,
                                                 text: str) -> None:
     assert shown(page, "format", value, unit) == text

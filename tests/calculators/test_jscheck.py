@@ -7,6 +7,7 @@ import math
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import ROOT, card_markdown, job
 
@@ -141,3 +142,17 @@ def test_comb_is_defined_in_the_checked_function_and_gives_binomial_coefficients
     path.write_text(card_markdown(calculator=calculator(c="0")), encoding="utf-8")
     calc = parse_card(path).calculator
     assert calc is not None and "comb" not in calc.function_body()
+
+
+def test_roundeven_rounds_halves_to_the_even_integer_as_numpy_does(tmp_path: Path) -> None:
+    """Math.round sends halves up (-2.5 to -2, 2.5 to 3); quantization codes follow NumPy's round,
+    which sends them to the even neighbour. The helper must agree with np.round everywhere,
+    halves of both signs included."""
+    path = tmp_path / "toy-entropy.md"
+    path.write_text(card_markdown(calculator=calculator(f="roundeven(m + p)")), encoding="utf-8")
+    calc = parse_card(path).calculator
+    assert calc is not None and "function roundeven(" in calc.function_body()
+    values = [-3.5, -2.5, -1.5, -0.5, -0.49999, 0.0, 0.5, 1.5, 2.5, 2.5000001, 3.5, 126.5, 127.49, 1e15 + 0.5]
+    rows = [{"m": v, "p": 0} for v in values]
+    got = [out["f"] for out in evaluate(calc, rows)]
+    assert got == [float(np.round(v)) for v in values]

@@ -57,3 +57,10 @@ fig, ax = figure("Bradley–Terry preference probability", "reward gap  r(x, y_1
                  "P(y_1 preferred)")
 ax.plot(gap, bt_prob(gap, 0.0))
 ax.axhline(0.5, color="gray", lw=0.8)
+
+# The page's calculator is checked against bt_prob on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): gaps of both signs, zero, and far into both tails.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda r_1, r_2: float(bt_prob(r_1, r_2)),
+               cardcalc.grid(r_1=(-40.0, -2.0, 0.0, 1.5, 40.0), r_2=(-3.0, 0.0, 0.5, 10.0)))

@@ -39,3 +39,12 @@ check_close("r and r + f(x) give the same optimal policy",
             softmax(np.log(ref) + (r + 5.0) / beta), pi_star)
 check_true("the implied reward ranks responses exactly as r does",
            bool(np.array_equal(np.argsort(r_hat), np.argsort(r))))
+
+# The page's calculator is checked against implied_reward on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): tiny and certain probabilities, ratios above and below 1.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda pi, ref, beta, logZ: {"r_hat": float(implied_reward(pi, ref, beta)),
+                                             "r": float(implied_reward(pi, ref, beta, logZ))},
+               cardcalc.grid(pi=(1e-30, 0.01, 0.5, 1.0), ref=(1e-20, 0.01, 0.3), beta=(0.1, 1.0),
+                             logZ=(-2.0, 0.0, 3.0)))

@@ -67,3 +67,12 @@ fig, ax = figure("DPO loss and gradient weight", "implicit reward margin  r̂(y_
 ax.plot(m, np.logaddexp(0.0, -m), label=r"loss $-\log\sigma(m)$")
 ax.plot(m, expit(-m), label=r"gradient weight $\sigma(-m)$")
 ax.legend()
+
+# The page's calculator is checked against dpo_loss on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): margins of both signs, small and large, so both branches of the stable
+# softplus are taken.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda logp_w, logp_l, ref_w, ref_l, beta: dpo_loss(logp_w, logp_l, ref_w, ref_l, beta),
+               cardcalc.grid(logp_w=(-60.0, -40.0, -20.0), logp_l=(-45.0, -10.0), ref_w=(-42.0, -30.0),
+                             ref_l=(-43.0, -50.0), beta=(0.1, 1.0)))

@@ -80,3 +80,11 @@ ax.plot(m, np.logaddexp(0.0, -0.1 * m), label="DPO  −log σ(βh)")
 ax.axvline(5.0, color="gray", ls=":", label="IPO target 1/(2τ) = 5")
 ax.set_ylim(0, 10)
 ax.legend()
+
+# The page's calculator is checked against ipo_loss on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): margins below, at and above the target 1/(2 tau).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda logp_w, logp_l, ref_w, ref_l, tau: float(ipo_loss(logp_w, logp_l, ref_w, ref_l, tau)),
+               cardcalc.grid(logp_w=(-60.0, -39.0, -20.0), logp_l=(-45.0, -10.0), ref_w=(-42.0, -30.0),
+                             ref_l=(-43.0, -50.0), tau=(0.1, 0.5, 10.0)))

@@ -151,3 +151,11 @@ ax.loglog(mus**2 / 2, mus / (mus**2 / 2), label="k1 (unbiased)")
 ax.loglog(mus**2 / 2, np.sqrt(mus**4 / 2 + mus**6 / 4) / (mus**2 / 2), "--", label="k2 (biased by μ⁴/8)")
 ax.loglog(mus**2 / 2, np.sqrt(np.exp(mus**2) - 1 - mus**2) / (mus**2 / 2), ":", label="k3 (unbiased)")
 ax.legend()
+
+# The page's calculator is checked against kl_estimators on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): ratios r far below 1, near 1, equal to 1 and far above it.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda logq, logp: dict(zip(("k1", "k2", "k3"), map(float, kl_estimators(logq, logp)),
+                                             strict=True)),
+               cardcalc.grid(logq=(-30.0, -2.0, 0.0), logp=(-30.0, -2.5, -0.1, 0.0)))

@@ -93,3 +93,13 @@ ax.plot(grid, -(kto_loss(grid, 0.0, np.zeros_like(grid, bool), z0, beta, lam_d, 
         label="undesirable, as a loss: −λ_U σ(β(r − z₀))")
 ax.axvline(z0, color="gray", ls=":")
 ax.legend()
+
+# The page's calculator is checked against kto_loss on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): one output per label, rewards below, at and above the reference point.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda r, z0, beta, lam_d, lam_u: {
+                   "L_D": float(kto_loss(r, 0.0, True, z0, beta, lam_d, lam_u)),
+                   "L_U": float(kto_loss(r, 0.0, False, z0, beta, lam_d, lam_u))},
+               cardcalc.grid(r=(-20.0, 0.0, 0.5, 20.0), z0=(0.0, 2.0), beta=(0.1, 1.0), lam_d=(1.0, 1.33),
+                             lam_u=(1.0, 1.5)))

@@ -144,3 +144,11 @@ fig, ax = figure("Logistic risk model, held-out reliability", "mean predicted P(
 ax.plot(pred_mean, observed, "o-", label="safety head, quintile bins")
 ax.plot([0, 1], [0, 1], "k--", lw=0.6, label="perfect calibration")
 ax.legend()
+
+# The page's calculator is checked against sigmoid and objective on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows): logits of both signs, zero and far into the tails, both labels.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda z, y: {"P": float(sigmoid(z)),
+                             "loss": objective(np.array([z]), np.ones((1, 1)), np.array([y]), np.zeros(1))},
+               cardcalc.grid(z=(-700.0, -3.0, -0.5, 0.0, 0.5, 3.0, 700.0), y=(0, 1)))

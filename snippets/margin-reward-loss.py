@@ -66,3 +66,10 @@ g = np.linspace(-4, 8, 200)
 for k in ratings:
     ax.plot(g, [margin_rm_loss(x, 0.0, MARGIN_LARGE[k]) for x in g], label=f"{k} (m = {MARGIN_LARGE[k]:g})")
 ax.legend()
+
+# The page's calculator is checked against margin_rm_loss on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): gaps below, at and above each margin, both branches of the softplus.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda r_c, r_r, m: margin_rm_loss(r_c, r_r, m),
+               cardcalc.grid(r_c=(-30.0, 0.0, 1.0, 2.5, 40.0), r_r=(-1.0, 0.5), m=(0.0, 1.0 / 3.0, 1.0, 3.0)))

@@ -94,3 +94,12 @@ fig, ax = figure("Log-odds vs log-probability of a response", "mean token log-pr
 ax.plot(lp, log_odds(lp), label="log odds  log P − log(1 − P)")
 ax.plot(lp, lp, "--", label="log P")
 ax.legend()
+
+# The page's calculator is checked against orpo_loss on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows), one-token responses carrying the mean log-probability: chosen more and
+# less likely than rejected (both branches of the softplus), probabilities near 0 and near 1.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda lp_w, lp_l, lam: float(orpo_loss(np.array([lp_w]), np.ones(1), np.array([lp_l]),
+                                                         np.ones(1), lam)),
+               cardcalc.grid(lp_w=(-20.0, -1.0, -0.5, -1e-3), lp_l=(-20.0, -1.2, -0.01), lam=(0.0, 0.1, 1.0)))

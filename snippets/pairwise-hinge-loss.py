@@ -102,3 +102,10 @@ ax.plot(gap, (gap <= 0).astype(float), ":", color="gray", label="0–1 (pair inv
 ax.plot(gap, np.logaddexp(0, -gap), "--", label="logistic (RankNet)")
 ax.set_ylim(0, 4)
 ax.legend()
+
+# The page's calculator is checked against pairwise_hinge on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows), one pair: gaps short of, at and beyond the margin.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda s_pos, s_neg, m: pairwise_hinge(np.array([s_pos, s_neg]), np.array([1, 0]), m),
+               cardcalc.grid(s_pos=(-2.0, 0.0, 0.5, 1.0, 3.0), s_neg=(-1.0, 0.0), m=(0.0, 1.0, 2.0)))

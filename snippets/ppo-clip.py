@@ -50,3 +50,12 @@ for a, style in ((1.0, "-"), (-1.0, "--")):
 ax.axvline(1 - eps, color="gray", lw=0.8)
 ax.axvline(1 + eps, color="gray", lw=0.8)
 ax.legend()
+
+# The page's calculator is checked against ppo_clip on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): ratios below, inside and above [1 - eps, 1 + eps], on both edges, and
+# advantages of both signs, so each side of every min and max is taken.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda rho, A, eps: float(ppo_clip(rho, A, eps)),
+               cardcalc.grid(rho=(0.0, 0.5, 0.8, 1.0, 1.1, 1.2, 1.5, 3.0), A=(-2.0, -0.5, 0.5, 2.0),
+                             eps=(0.1, 0.2, 0.3)))

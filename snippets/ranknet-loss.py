@@ -104,3 +104,13 @@ for p in (1.0, 0.5, 0.0):
 ax.plot(gap, np.maximum(0, 1 - gap), ":", color="gray", label="pairwise hinge, margin 1")
 ax.set_ylim(0, 6)
 ax.legend()
+
+# The page's calculator is checked against ranknet_pair_loss and ranknet_lambda_ij on this grid
+# (cardcalc; the build runs the card's JavaScript on the same rows): score gaps of both signs and large,
+# targets 0, 1/2 and 1.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda s_i, s_j, S, sigma: {"C": float(ranknet_pair_loss(s_i, s_j, (1 + S) / 2, sigma)),
+                                           "lam": float(ranknet_lambda_ij(s_i, s_j, S, sigma))},
+               cardcalc.grid(s_i=(-30.0, -1.0, 0.0, 2.0, 30.0), s_j=(0.0, 1.5), S=(-1, 0, 1),
+                             sigma=(0.5, 1.0, 2.0)))

@@ -60,3 +60,10 @@ check_close("fitted reward weights vs the weights that generated the labels", fi
             atol=0.1)
 check_true("loss at the fit is below the loss of a zero reward (log 2)",
            loss_of(fit) < np.log(2), f"{loss_of(fit):.4f} < {np.log(2):.4f}")
+
+# The page's calculator is checked against rm_loss on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): reward gaps of both signs, zero and large, both branches of the softplus.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda r_w, r_l: rm_loss(np.array([r_w]), np.array([r_l])),
+               cardcalc.grid(r_w=(-40.0, -2.0, 0.0, 1.5, 40.0), r_l=(-3.0, 0.0, 0.5, 10.0)))

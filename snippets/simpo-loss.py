@@ -84,3 +84,19 @@ fig, ax = figure("SimPO loss against the reward gap (β-scaled mean log-prob)", 
 for g_ in (0.0, 1.0, 1.6):
     ax.plot(gap, np.logaddexp(0.0, -(gap - g_)), label=f"γ = {g_}")
 ax.legend()
+
+# The page's calculator is checked against simpo_loss on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows). A response of n tokens whose first token carries the whole summed
+# log-probability has the same sum and length; margins of both signs take both branches of the softplus.
+import cardcalc  # noqa: E402
+
+
+def one_response(logp, n):
+    """Token log-probabilities summing to logp over n tokens, and the mask of all n."""
+    return np.concatenate([[logp], np.zeros(int(n) - 1)]), np.ones(int(n))
+
+
+cardcalc.table(lambda logp_w, n_w, logp_l, n_l, beta, gamma: float(
+                   simpo_loss(*one_response(logp_w, n_w), *one_response(logp_l, n_l), beta, gamma)),
+               cardcalc.grid(logp_w=(-200.0, -60.0, -5.0), n_w=(1, 100), logp_l=(-90.0, -2.0), n_l=(1, 120),
+                             beta=(2.0, 10.0), gamma=(0.0, 1.0)))

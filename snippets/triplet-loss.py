@@ -86,6 +86,17 @@ act3 = np.array(ref3) > 0
 check_close("3-D batch: anchor gradient 2 (n - p) on active triplets, 0 elsewhere",
             triplet_grad_anchor(a3, p3, n3, 0.2), 2 * (n3 - p3) * act3[..., None], rtol=1e-12)
 
+# The page's calculator is checked against triplet_loss on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows), with one-dimensional embeddings at distances whose squares are exact:
+# triplets inside, at and beyond the margin.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda d_ap, d_an, alpha: float(triplet_loss(np.zeros(1), np.sqrt([d_ap]), np.sqrt([d_an]),
+                                                             alpha)[()]),
+               cardcalc.grid(d_ap=(0.0, 0.25, 1.0, 4.0), d_an=(0.0, 0.5625, 2.25, 4.0),
+                             alpha=(0.0, 0.25, 1.0)))
+
+
 # --- in code: torch ---
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402

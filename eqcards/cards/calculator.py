@@ -48,6 +48,8 @@ MATH_NAMES = {"abs", "ceil", "cos", "sin", "tanh", "exp", "expm1", "floor", "log
 HELPERS = {
     "comb": "function comb(n, k) { if (k < 0 || k > n) return 0; let r = 1; "
             "for (let i = 1; i <= k; i++) r = r * (n - k + i) / i; return r; }",
+    # log(1 + e^x) without overflow: -log sigmoid(m) = softplus(-m) is every logistic loss's term.
+    "softplus": "function softplus(x) { return Math.max(x, 0) + Math.log1p(Math.exp(-Math.abs(x))); }",
     # Rounding half to even, as NumPy's round and every IEEE format do; Math.round sends halves up.
     "roundeven": "function roundeven(x) { const f = Math.floor(x), d = x - f; "
                  "return d < 0.5 ? f : d > 0.5 ? f + 1 : f % 2 === 0 ? f : f + 1; }",

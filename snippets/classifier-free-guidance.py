@@ -75,3 +75,10 @@ ax.set_xlim(-4, 5)
 ax.legend()
 check_true("average classifier confidence p(c|x) grows with w", np.all(np.diff(conf) > 0),
            "E[p(c|x)] = " + ", ".join(f"{v:.3f}" for v in conf))
+
+# The page's calculator is checked against cfg on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): one coordinate, w = 0 (unconditional), 1 (conditional) and beyond.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda eps_c, eps_u, w: {"eps_g": float(cfg(eps_c, eps_u, w))},
+               cardcalc.grid(eps_c=(-1.0, 0.0, 0.4), eps_u=(-0.5, 0.0, 0.1), w=(0.0, 1.0, 3.0, 7.5)))

@@ -117,5 +117,13 @@ for nbits in (1, 2, 3):
     mse.append(np.mean((decompress(*compress(V, C, cutoffs), C, weights) - V) ** 2))
 check_true("each extra bit lowers the reconstruction error", np.all(np.diff(mse) < 0),
            f"MSE {np.round(mse, 6)}")
+
+# The page's calculator is checked against bytes_per_vector on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): D b a multiple of 8 and not (the bits round up to whole bytes).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda D, b: {"bytes": bytes_per_vector(D, b), "ratio": 2 * D / bytes_per_vector(D, b)},
+               cardcalc.grid(D=(1, 30, 64, 128, 768), b=(1, 2, 3, 8)))
+
 fig, ax = figure("Residual compression error", "bits per dimension (0 = centroid only)", "mean squared error")
 ax.semilogy([0, 1, 2, 3], mse, marker="o")

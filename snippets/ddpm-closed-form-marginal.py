@@ -84,3 +84,16 @@ for t in (1, 100, 250, 1000):
     ax.hist(xt, bins=140, range=(-3.5, 3.5), density=True, alpha=0.25, color=line.get_color())
 ax.set_ylim(0, 2.2)
 ax.legend()
+
+# The page's calculator is checked against xt_from_noise and marginal_moments on this grid (cardcalc; the
+# build runs the card's JavaScript on the same rows): one coordinate, from abar = 0 (pure noise) to 1.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(x0, abar, eps):
+    mean, var = marginal_moments(x0, abar)
+    return {"xt": float(xt_from_noise(x0, abar, eps)), "mean": float(mean), "var": float(var)}
+
+
+cardcalc.table(calculator_row,
+               cardcalc.grid(x0=(-1.0, 0.0, 0.8), abar=(0.0, 0.01, 0.5, 0.9999, 1.0), eps=(-1.5, 0.0, 2.0)))

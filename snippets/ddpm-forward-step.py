@@ -56,3 +56,22 @@ ax.plot(paths, lw=0.8)
 sd_mean = np.sqrt(np.cumprod(np.r_[1.0, 1 - betas]))
 ax.plot(2.5 * sd_mean, "k--", lw=1, label=r"$2.5\sqrt{\bar\alpha_t}$ (decay of the mean)")
 ax.legend(fontsize=8)
+
+# The page's calculator is checked against forward_step_logpdf (one coordinate, d = 1) and against
+# forward_step_sample with every standard normal draw at 0, which leaves the kernel's mean, on this grid
+# (cardcalc; the build runs the card's JavaScript on the same rows): beta from tiny to nearly 1, x_t on
+# either side of the mean.
+import cardcalc  # noqa: E402
+
+
+class ZeroDraws:
+    """A generator whose standard normal draws are all 0."""
+
+    def standard_normal(self, shape):
+        return np.zeros(shape)
+
+
+cardcalc.table(lambda x_t, x_prev, beta: {
+    "mean": float(forward_step_sample(np.array([x_prev]), beta, ZeroDraws())[0]),
+    "logq": forward_step_logpdf(np.array([x_t]), np.array([x_prev]), beta)},
+    cardcalc.grid(x_t=(-2.0, 0.0, 1.5), x_prev=(-1.0, 0.0, 2.0), beta=(1e-4, 0.02, 0.5, 0.999)))

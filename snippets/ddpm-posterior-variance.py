@@ -59,3 +59,20 @@ abar_cos = f_cos / f_cos[0]
 ax.semilogx(steps, (1 - abar_cos[:-1]) / (1 - abar_cos[1:]), "--", label="cosine schedule")
 ax.set_ylim(0, 1.05)
 ax.legend()
+
+# The page's calculator is checked against posterior_variance on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): a two-step schedule whose first step leaves abar_{t-1}, and
+# t = 1 (abar_0 = 1, variance 0); dyadic abar_{t-1} keep 1 - (1 - abar_{t-1}) exact.
+import cardcalc  # noqa: E402
+
+
+def calculator_row(beta, abar_prev):
+    if abar_prev == 1:
+        value = posterior_variance(1, np.array([beta]))
+    else:
+        value = posterior_variance(2, np.array([1 - abar_prev, beta]))
+    return {"beta_tilde": float(value), "shrink": float(value / beta)}
+
+
+cardcalc.table(calculator_row,
+               cardcalc.grid(beta=(1e-4, 0.02, 0.5, 0.999), abar_prev=(0, 0.25, 0.5, 0.9375, 1)))

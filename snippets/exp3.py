@@ -156,6 +156,23 @@ check_true(
     f"{totals.mean():.0f} vs uniform {uniform:.0f}, best arm {g_max:.0f}",
 )
 
+# The page's calculator is checked on this grid (cardcalc; the build runs the card's JavaScript on the
+# same rows) against exp3_probs and exp3_estimate, with arm 0 holding the given share of the weight and the
+# other K - 1 arms splitting the rest equally; gamma from small to 1 (uniform play), reward 0 and 1.
+import cardcalc  # noqa: E402
+
+
+def played_arm(gamma, K, share, x):
+    others = np.full(int(K) - 1, (1 - share) / (K - 1))
+    p = exp3_probs(np.log(np.r_[share, others])[None, :], gamma)
+    rewards = np.zeros((1, int(K)))
+    rewards[0, 0] = x
+    return {"p": p[0, 0], "x_hat": exp3_estimate(p, np.array([0]), rewards)[0, 0]}
+
+
+cardcalc.table(played_arm,
+               cardcalc.grid(gamma=(0.05, 0.1, 0.5, 1.0), K=(2, 3, 10), share=(0.01, 0.25, 0.9), x=(0, 1)))
+
 fig, ax = figure("EXP3: probability of the always-paying arm", "gamma", "limit p")
 gs = np.linspace(0.02, 1, 50)
 ax.plot(gs, [exp3_probs(np.array([[0.0, 800.0, 0.0, 0.0]]), gm)[0, 1] for gm in gs])

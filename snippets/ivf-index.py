@@ -108,6 +108,23 @@ scanned = [np.mean([sum(len(lists[c]) for c in np.argsort(sq_dists(q[None, :], C
            for p in range(1, nlist + 1)]
 check_close("nprobe = nlist scans all 449 vectors", scanned[-1], len(X), rtol=1e-12)
 
+# The page's calculator is checked on this grid (cardcalc; the build runs the card's JavaScript on the
+# same rows) with counts from ivf_search itself: n / K copies of each of K far-apart centroids, so every
+# list holds n / K vectors, and asking for all n neighbours returns every vector scanned. nprobe below,
+# at and above K (FAISS scans at most every list).
+import cardcalc  # noqa: E402
+
+
+def vectors_scanned(n, K, nprobe):
+    centroids = 10.0 * np.eye(int(K))
+    data = np.repeat(centroids, int(n) // int(K), axis=0)
+    equal_lists = [np.flatnonzero(assign(data, centroids) == c) for c in range(int(K))]
+    found = ivf_search(np.zeros(int(K)), data, centroids, equal_lists, int(nprobe), int(n))
+    return {"scanned": len(found), "share": len(found) / n}
+
+
+cardcalc.table(vectors_scanned, cardcalc.grid(n=(64, 1200), K=(1, 4, 16), nprobe=(1, 3, 16, 32)))
+
 fig, ax = figure("IVF on 449 token embeddings (nlist = 16)", "nprobe (inverted lists scanned)", "recall@10")
 ax.plot(range(1, nlist + 1), recall, "o-", ms=3, label="recall@10")
 ax.plot(range(1, nlist + 1), np.array(scanned) / len(X), "s--", ms=3, label="fraction of vectors scanned")

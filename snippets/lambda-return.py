@@ -113,6 +113,22 @@ check_close("offline TD(lambda) with eligibility traces = forward-view lambda-re
             forward, backward,
             rtol=1e-10, atol=1e-12)
 
+# The page's calculator is checked on this grid (cardcalc; the build runs the card's JavaScript on the
+# same rows) with weights read off lambda_returns itself: with gamma = 1, no rewards and a segment of
+# n + 1 steps, G^(m) = V(s_m), so V = 1 at step n alone gives the weight of the n-step return and V = 1 at
+# step n + 1 alone the weight of all longer ones. lambda = 0 (TD) and 1 (Monte Carlo) included.
+import cardcalc  # noqa: E402
+
+
+def weights_from_recursion(lam, n):
+    n = int(n)
+    zeros = np.zeros(n + 1)
+    return {"weight": float(lambda_returns(zeros, np.eye(n + 2)[n], zeros, 1.0, lam)[0]),
+            "beyond": float(lambda_returns(zeros, np.eye(n + 2)[n + 1], zeros, 1.0, lam)[0])}
+
+
+cardcalc.table(weights_from_recursion, cardcalc.grid(lam=(0.0, 0.5, 0.9, 0.95, 1.0), n=(1, 2, 10, 50)))
+
 # Figure: weight (1 - lambda) lambda^(n-1) on each n-step return.
 ns = np.arange(1, 31)
 fig, ax = figure("Weight of the n-step return in the λ-return", "n (steps before bootstrapping)",

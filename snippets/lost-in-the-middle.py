@@ -75,6 +75,14 @@ check_true("ends-first order equals LangChain's LongContextReorder or its mirror
 check_true("the most useful chunk opens the context and the second closes it",
            mine[0] == int(np.argmax(u8)) and mine[-1] == int(np.argsort(-u8)[1]))
 
+# The page's calculator is checked against position_weight (n = L + 1 slots) on this grid (cardcalc; the
+# build runs the card's JavaScript on the same rows): both ends, either side of the middle and, for
+# L = 20, the middle slot itself.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda pos, L, alpha, beta: {"w": float(position_weight(pos, L + 1, alpha, beta))},
+               cardcalc.grid(pos=(0, 3, 9, 10, 19), L=(19, 20), alpha=(0.0, 0.5), beta=(0.0, 0.4, 1.0)))
+
 fig, ax = figure("A V-shaped position weight (a modelling choice, not a fit)", "relative position pos / L",
                  "weight w")
 x = np.linspace(0, 1, 101)

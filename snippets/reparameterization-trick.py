@@ -62,3 +62,10 @@ check_close("score-function estimator agrees in expectation", score_mu.mean(), a
 check_true("pathwise estimator has lower per-sample variance than the score function",
            pathwise_mu.var() < score_mu.var(),
            f"variance {pathwise_mu.var():.2f} (pathwise) vs {score_mu.var():.2f} (score function)")
+
+# The page's calculator is checked against reparameterize on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): one coordinate, sigma = 0 included, eps of either sign.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda mu, sigma, eps: {"z": float(reparameterize(mu, sigma, eps))},
+               cardcalc.grid(mu=(-1.0, 0.0, 2.5), sigma=(0.0, 0.5, 3.0), eps=(-2.0, 0.0, 1.5)))

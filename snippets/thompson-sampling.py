@@ -106,6 +106,22 @@ check_true(
     f"{np.round(pulls.mean(0) / T, 3)}",
 )
 
+# The page's calculator is checked on this grid (cardcalc; the build runs the card's JavaScript on the
+# same rows): the posterior is built by ts_update, one reward at a time, and its mean and variance are
+# scipy's; no observations (the prior itself), only successes, only failures, and both.
+import cardcalc  # noqa: E402
+
+
+def posterior_moments(alpha, beta, S, F):
+    a, b = np.array([[alpha]]), np.array([[beta]])
+    for r in [1.0] * int(S) + [0.0] * int(F):
+        ts_update(a, b, np.array([0]), np.array([0]), np.array([r]))
+    return {"mean": stats.beta.mean(a[0, 0], b[0, 0]), "var": stats.beta.var(a[0, 0], b[0, 0])}
+
+
+cardcalc.table(posterior_moments,
+               cardcalc.grid(alpha=(0.5, 1.0, 2.0), beta=(0.5, 1.0, 3.0), S=(0, 1, 7, 40), F=(0, 3, 25)))
+
 fig, ax = figure(
     "Thompson sampling, 5-arm Bernoulli bandit (300 runs)", "round t (log scale)", "expected regret"
 )

@@ -58,3 +58,10 @@ ax.semilogy(lam, np.exp(lam), label=r"$\epsilon$-prediction: SNR")
 ax.semilogy(lam, 1 + np.exp(lam), "--", label=r"$v$-prediction: 1 + SNR")
 ax.semilogy(lam, np.ones_like(lam), ":", label=r"$x_0$-prediction: 1")
 ax.legend()
+
+# The page's calculator is checked against v_target on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): one coordinate, from pure noise (abar = 0) to clean data (abar = 1).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda x0, eps, abar: {"v": float(v_target(x0, eps, abar))},
+               cardcalc.grid(x0=(-1.0, 0.0, 0.8), eps=(-1.5, 0.0, 2.0), abar=(0.0, 0.01, 0.5, 0.9999, 1.0)))

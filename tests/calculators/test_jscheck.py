@@ -156,3 +156,16 @@ def test_roundeven_rounds_halves_to_the_even_integer_as_numpy_does(tmp_path: Pat
     rows = [{"m": v, "p": 0} for v in values]
     got = [out["f"] for out in evaluate(calc, rows)]
     assert got == [float(np.round(v)) for v in values]
+
+
+def test_softplus_is_log1p_exp_without_overflow(tmp_path: Path) -> None:
+    """A logistic loss is softplus(-m); written as log(1 + exp(x)) it overflows to Infinity past
+    x = 709 and loses every digit below x = -37. The helper matches np.logaddexp(0, x) across both."""
+    path = tmp_path / "toy-entropy.md"
+    path.write_text(card_markdown(calculator=calculator(f="softplus(m + p)")), encoding="utf-8")
+    calc = parse_card(path).calculator
+    assert calc is not None and "function softplus(" in calc.function_body()
+    values = [-1000.0, -40.0, -1.0, 0.0, 1e-9, 1.0, 40.0, 800.0]
+    got = [out["f"] for out in evaluate(calc, [{"m": v, "p": 0} for v in values])]
+    # A few roundings in each route: relative 1e-15, plus the tiny values' own scale.
+    assert got == pytest.approx([float(np.logaddexp(0.0, v)) for v in values], rel=1e-15, abs=0)

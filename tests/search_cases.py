@@ -490,6 +490,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("cumprod", "speculative-decoding-tree-acceptance"),
     # batch ic-trl (alignment and reward-model losses in Hugging Face TRL): each card's trainer
     ("DPOTrainer", "dpo-loss"),
+    ("trl.DPOTrainer", "ipo-loss"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -491,6 +491,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # batch ic-trl (alignment and reward-model losses in Hugging Face TRL): each card's trainer
     ("DPOTrainer", "dpo-loss"),
     ("trl.DPOTrainer", "ipo-loss"),
+    ("RewardTrainer", "reward-model-loss"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

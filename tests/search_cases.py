@@ -492,6 +492,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("DPOTrainer", "dpo-loss"),
     ("trl.DPOTrainer", "ipo-loss"),
     ("RewardTrainer", "reward-model-loss"),
+    ("trl.RewardTrainer", "margin-reward-loss"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

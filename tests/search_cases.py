@@ -493,6 +493,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("trl.DPOTrainer", "ipo-loss"),
     ("RewardTrainer", "reward-model-loss"),
     ("trl.RewardTrainer", "margin-reward-loss"),
+    ("GRPOTrainer", "grpo-objective"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -494,6 +494,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("RewardTrainer", "reward-model-loss"),
     ("trl.RewardTrainer", "margin-reward-loss"),
     ("GRPOTrainer", "grpo-objective"),
+    ("trl.GRPOTrainer", "dr-grpo"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

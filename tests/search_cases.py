@@ -496,6 +496,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("GRPOTrainer", "grpo-objective"),
     ("trl.GRPOTrainer", "dr-grpo"),
     ("GRPOConfig", "kl-estimators-k1-k2-k3"),
+    ("CPOTrainer", "simpo-loss"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -497,6 +497,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("trl.GRPOTrainer", "dr-grpo"),
     ("GRPOConfig", "kl-estimators-k1-k2-k3"),
     ("CPOTrainer", "simpo-loss"),
+    ("ORPOTrainer", "orpo-loss"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

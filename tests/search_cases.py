@@ -498,6 +498,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("GRPOConfig", "kl-estimators-k1-k2-k3"),
     ("CPOTrainer", "simpo-loss"),
     ("ORPOTrainer", "orpo-loss"),
+    ("SFTTrainer", "sft-loss"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

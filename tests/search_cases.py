@@ -499,6 +499,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("CPOTrainer", "simpo-loss"),
     ("ORPOTrainer", "orpo-loss"),
     ("SFTTrainer", "sft-loss"),
+    ("KTOTrainer", "kto-loss"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -1,7 +1,7 @@
 """DPO loss: paper gradient vs finite differences, log 2 at pi_ref, minimizer vs pi_ref exp(r/beta)/Z."""
 
 import numpy as np
-from cardcheck import check_close
+from cardcheck import check_close, check_true
 from cardplot import figure
 from scipy.optimize import minimize
 from scipy.special import expit, log_softmax, softmax
@@ -60,6 +60,37 @@ def expected_loss(theta: np.ndarray) -> float:
 fit = minimize(expected_loss, np.zeros(n_resp), method="BFGS", options={"gtol": 1e-10}).x
 check_close("DPO minimizer vs closed-form optimal policy", softmax(fit),
             softmax(ref_logp + r_true / beta), atol=1e-5)
+
+# --- in code: trl ---
+import trl_fixture  # noqa: E402
+
+# Three pairs through two random tiny language models, the policy and the reference; log pi(y | x)
+# is the sum of the completion's token log-probabilities (s below).
+pairs = trl_fixture.preference_batch()
+s = trl_fixture.pair_logps(pairs)
+card_dpo = dpo_loss(*s.sums(), beta)
+# TRL scores tokens in float32; -log sigma is 1-Lipschitz, so the loss moves by at most beta times the
+# mean bound on the margins.
+trl_atol = beta * np.mean(s.margin_error)
+check_close("DPOTrainer(beta=0.5).compute_loss = L_DPO on summed token log-probs",
+            trl_fixture.dpo_trainer_loss(pairs, beta=beta), card_dpo, atol=trl_atol)
+check_close("pitfall: label_smoothing=0.1 leaves loss_type='sigmoid' unchanged (it is not cDPO)",
+            trl_fixture.dpo_trainer_loss(pairs, beta=beta, label_smoothing=0.1), card_dpo, atol=trl_atol)
+# cDPO would mix in the flipped label, (1 - eps) L(h) + eps L(-h): visibly another number.
+margin_h = (s.policy_w - s.ref_w) - (s.policy_l - s.ref_l)
+cdpo = np.mean(0.9 * np.logaddexp(0.0, -beta * margin_h) + 0.1 * np.logaddexp(0.0, beta * margin_h))
+check_true("pitfall: ... while cDPO at eps = 0.1 would differ", abs(cdpo - card_dpo) > 1e-3)
+# loss_type='robust' reads label_smoothing, but as rDPO: [(1 - eps) L(h) - eps L(-h)] / (1 - 2 eps);
+# each of its two terms moves by at most beta times the margin's error, over 1 - 2 eps.
+rdpo = np.mean(0.9 * np.logaddexp(0.0, -beta * margin_h) - 0.1 * np.logaddexp(0.0, beta * margin_h)) / 0.8
+check_close("pitfall: loss_type='robust' with label_smoothing=0.1 is rDPO, not cDPO",
+            trl_fixture.dpo_trainer_loss(pairs, beta=beta, loss_type="robust", label_smoothing=0.1), rdpo,
+            atol=trl_atol / 0.8)
+check_close("pitfall: loss_type='sigmoid_norm' averages log-ratios over each completion's tokens",
+            trl_fixture.dpo_trainer_loss(pairs, beta=beta, loss_type="sigmoid_norm"),
+            dpo_loss(*s.means(), beta),
+            atol=trl_atol)
+# --- end in code ---
 
 m = np.linspace(-5, 5, 300)
 fig, ax = figure("DPO loss and gradient weight", "implicit reward margin  r̂(y_w) - r̂(y_l)",

@@ -95,6 +95,33 @@ check_close("tokens summed: 3 tokens at ratio 1.1 with A = 1/2, 1 at 1 with A = 
             dr_grpo_objective(np.log([[1.1, 1.1, 1.1], [1.0, 1.0, 1.0]]), np.zeros((2, 3)), r2,
                               np.array([[1.0, 1, 1], [1, 0, 0]])), (3 * 1.1 * 0.5 - 0.5) / 2, rtol=1e-12)
 
+# --- in code: trl ---
+import torch  # noqa: E402
+import trl_fixture  # noqa: E402
+
+# G = 4 sampled answers of 6, 3, 5 and 2 tokens scored by a random tiny language model as pi_theta, two of
+# them right; pi_old is pi_theta moved by up to 0.4 nats per token, so that some ratios are clipped. TRL
+# takes the advantages as given: the card's R_i - mean(R).
+trl_group = trl_fixture.completion_group()
+trl_logp, trl_mask = trl_fixture.group_token_logps(trl_fixture.causal_lm(0), trl_group)
+trl_old = trl_logp + rng.uniform(-0.4, 0.4, size=trl_logp.shape) * trl_mask
+trl_rewards = np.array([1.0, 0.0, 0.0, 1.0])
+inputs = dict(trl_group, advantages=torch.tensor(dr_grpo_advantage(trl_rewards)),
+              old_per_token_logps=torch.tensor(trl_old))
+card_j = dr_grpo_objective(trl_logp, trl_old, trl_rewards, trl_mask)
+# TRL scores pi_theta's tokens in float32 (off by delta per token); a token's clipped term moves by at most
+# delta |A| rho, and the card's J sums these over the tokens and divides by G.
+delta = 8 * np.finfo(np.float32).eps * (1 + np.abs(trl_logp))
+rho = np.exp(trl_logp - trl_old)
+j_atol = np.sum(delta * np.abs(dr_grpo_advantage(trl_rewards))[:, None] * rho * trl_mask) / len(trl_rewards)
+max_len = 16
+check_close("GRPOTrainer(loss_type='dr_grpo', max_completion_length=16) loss * 16 = -J_Dr.GRPO",
+            trl_fixture.grpo_trainer_loss(dict(inputs), loss_type="dr_grpo", max_completion_length=max_len)
+            * max_len, -card_j, atol=j_atol)
+check_close("pitfall: the loss is divided by max_completion_length, by default 512",
+            trl_fixture.grpo_trainer_loss(dict(inputs), loss_type="dr_grpo") * 512, -card_j, atol=j_atol)
+# --- end in code ---
+
 L = np.arange(1, 201)
 fig, ax = figure("Per-token push on a wrong answer (A = -1, G = 8)", "answer length |o| (tokens)",
                  "gradient weight per token")

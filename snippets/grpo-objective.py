@@ -86,6 +86,43 @@ check_close("default beta = 0.04: one token with pi_ref/pi_theta = e, A = 0 -> -
             grpo_objective(np.zeros((1, 1)), np.zeros((1, 1)), np.ones((1, 1)), np.zeros(1), np.ones((1, 1))),
             -0.04 * (np.e - 2), rtol=1e-12)
 
+# --- in code: trl ---
+import torch  # noqa: E402
+import trl_fixture  # noqa: E402
+
+# The same group shape (G = 4 outputs of 6, 3, 5 and 2 tokens: `mask`), now sampled text scored by a random
+# tiny language model as pi_theta; pi_old is pi_theta moved by up to 0.4 nats per token, so that some
+# ratios leave [1 - eps, 1 + eps]; pi_ref and the advantages are the snippet's own.
+group = trl_fixture.completion_group()
+policy_logp, _ = trl_fixture.group_token_logps(trl_fixture.causal_lm(0), group)
+old_logp = policy_logp + rng.uniform(-0.4, 0.4, size=(G, T)) * mask
+inputs = dict(group, advantages=torch.tensor(adv), old_per_token_logps=torch.tensor(old_logp),
+              ref_per_token_logps=torch.tensor(ref_logp * mask), num_items_in_batch=torch.tensor(mask.sum()))
+rho, ref_over_pi = np.exp(policy_logp - old_logp), np.exp(ref_logp - policy_logp)
+# TRL scores pi_theta's tokens in float32 (off by delta per token). A token's term moves by at most delta
+# times its slope in log pi_theta: |A| rho for the surrogate, beta (1 + pi_ref/pi) for k3, and
+# beta rho (k3 + 1 + pi_ref/pi) once the KL is weighted by rho; every loss below averages these terms.
+delta = 8 * np.finfo(np.float32).eps * (1 + np.abs(policy_logp))
+slope = np.abs(adv)[:, None] * rho + 0.04 * (1 + rho) * (kl_k3(policy_logp, ref_logp) + 1 + ref_over_pi)
+trl_atol = np.max(np.sum(delta * slope * mask, axis=1) / lengths)
+card_j = grpo_objective(policy_logp, old_logp, ref_logp, adv, mask)
+card_settings = {"loss_type": "grpo", "beta": 0.04, "use_bias_correction_kl": False}
+check_close("GRPOTrainer(loss_type='grpo', beta=0.04, use_bias_correction_kl=False) loss = -J_GRPO",
+            trl_fixture.grpo_trainer_loss(dict(inputs), **card_settings), -card_j, atol=trl_atol)
+# By default the KL term of each token is weighted by its ratio rho (use_bias_correction_kl=True).
+rho_kl_gap = 0.04 * np.mean(np.sum((rho - 1) * kl_k3(policy_logp, ref_logp) * mask, axis=1) / lengths)
+check_close("pitfall: by default each token's KL is multiplied by rho: loss = -J + beta mean((rho - 1) k3)",
+            trl_fixture.grpo_trainer_loss(dict(inputs), loss_type="grpo", beta=0.04), -card_j + rho_kl_gap,
+            atol=trl_atol)
+# The defaults loss_type='dapo', beta=0: one token average over the whole batch and no KL, that is the
+# outputs' own averages J_i (beta = 0) weighted by their lengths.
+j_rows = np.array([grpo_objective(policy_logp[i:i + 1], old_logp[i:i + 1], ref_logp[i:i + 1], adv[i:i + 1],
+                                  mask[i:i + 1], beta=0.0) for i in range(G)])
+check_close("pitfall: the defaults (loss_type='dapo', beta=0) give -sum_i |o_i| J_i / sum_i |o_i|, no KL",
+            trl_fixture.grpo_trainer_loss(dict(inputs)), -np.sum(lengths * j_rows) / np.sum(lengths),
+            atol=trl_atol)
+# --- end in code ---
+
 x = np.linspace(-3, 3, 300)
 fig, ax = figure("Per-token KL estimators against log(π_θ/π_ref)", "log(π_θ/π_ref) of the sampled token",
                  "estimate")

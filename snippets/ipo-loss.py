@@ -73,6 +73,27 @@ check_close("IPO minimizer = pi_ref exp(p(y > mu) / tau) / Z (Azar et al.)", sof
 check_true("the optimum keeps every response (no collapse to the best one)", bool(softmax(fit).min() > 1e-3),
            f"smallest probability {softmax(fit).min():.3f}")
 
+# --- in code: trl ---
+import trl_fixture  # noqa: E402
+
+# Three pairs through two random tiny language models, the policy and the reference (s: each
+# completion's summed token log-probabilities and its token count).
+pairs = trl_fixture.preference_batch()
+s = trl_fixture.pair_logps(pairs)
+# TRL divides each log-ratio by its completion's token count before taking the margin.
+card_on_means = ipo_loss(*s.means(), tau)
+margin_on_means = (s.policy_w - s.ref_w) / s.len_w - (s.policy_l - s.ref_l) / s.len_l
+# TRL scores tokens in float32: a margin off by d moves (h - c)^2 by at most 2 |h - c| d + d^2, and the
+# per-token means are off by less than the sums' bound.
+d = s.margin_error
+trl_ipo = trl_fixture.dpo_trainer_loss(pairs, loss_type="ipo", beta=tau)
+check_close("DPOTrainer(loss_type='ipo', beta=tau) = L_IPO on per-token mean log-ratios", trl_ipo,
+            np.mean(card_on_means), atol=np.mean(2 * np.abs(margin_on_means - 1 / (2 * tau)) * d + d**2))
+card_on_sums = np.mean(ipo_loss(*s.sums(), tau))
+check_true("pitfall: the card's summed log-ratios give another loss", abs(trl_ipo - card_on_sums) > 0.1,
+           f"TRL {trl_ipo:.4f}, on sums {card_on_sums:.4f}")
+# --- end in code ---
+
 m = np.linspace(-4, 12, 400)
 fig, ax = figure("IPO vs DPO loss on one pair (τ = β = 0.1)", "log-ratio margin h", "loss")
 ax.plot(m, ipo_loss(m, 0.0, 0.0, 0.0, tau), label="IPO  (h − 1/(2τ))²")

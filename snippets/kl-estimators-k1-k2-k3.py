@@ -144,6 +144,30 @@ check_close("E_q[grad k3] = grad KL(p || q), the forward KL", expected_loss_grad
 check_true("and the forward and reverse KL gradients differ here",
            float(np.max(np.abs(forward - reverse))) > 100 * atol)
 
+# --- in code: trl ---
+import torch  # noqa: E402
+import trl_fixture  # noqa: E402
+
+# GRPO's KL penalty on G = 4 sampled answers: q = pi_theta (a random tiny language model; the answers are
+# its samples) and p = pi_ref (another). With zero advantages and pi_old = pi_theta the surrogate is 0
+# and the loss is beta times the mean over answers of each answer's mean per-token estimate.
+group = trl_fixture.completion_group()
+logq_tok, tok_mask = trl_fixture.group_token_logps(trl_fixture.causal_lm(0), group)
+logp_tok, _ = trl_fixture.group_token_logps(trl_fixture.causal_lm(1), group)
+inputs = dict(group, advantages=torch.zeros(len(group["completion_ids"]), dtype=torch.float64),
+              old_per_token_logps=torch.tensor(logq_tok), ref_per_token_logps=torch.tensor(logp_tok))
+per_answer = [np.sum(k * tok_mask, axis=1) / tok_mask.sum(axis=1) for k in kl_estimators(logq_tok, logp_tok)]
+# TRL scores pi_theta's tokens in float32 (off by delta): k3 moves by at most delta |1 - r| per token.
+delta = 8 * np.finfo(np.float32).eps * (1 + np.abs(logq_tok))
+k3_atol = np.max(np.sum(delta * np.abs(1 - np.exp(logp_tok - logq_tok)) * tok_mask, axis=1) / tok_mask.sum(1))
+trl_kl = trl_fixture.grpo_trainer_loss(dict(inputs), loss_type="grpo", beta=1.0, use_bias_correction_kl=False)
+check_close("GRPOTrainer(beta=1, zero advantages) loss = mean over answers of mean k3 (q = pi_theta)",
+            trl_kl, np.mean(per_answer[2]), atol=k3_atol)
+check_true("pitfall: TRL's penalty is k3, not the naive log-ratio k1 (no setting picks k1 or k2)",
+           abs(trl_kl - np.mean(per_answer[0])) > 100 * k3_atol,
+           f"TRL {trl_kl:.5f}, k1 {np.mean(per_answer[0]):.5f}, k3 {np.mean(per_answer[2]):.5f}")
+# --- end in code ---
+
 mus = np.linspace(0.02, 2, 100)
 fig, ax = figure("Spread of one sample's estimate, q = N(0, 1), p = N(μ, 1)", "true KL = μ²/2",
                  "standard deviation / KL")

@@ -86,6 +86,28 @@ d2 = np.diff(v, 2)
 check_true("value concave above z0 and convex below", bool(np.all(d2[grid[1:-1] > z0 + 0.2] < 0)
            and np.all(d2[grid[1:-1] < z0 - 0.2] > 0)))
 
+# --- in code: trl ---
+import trl_kto  # noqa: E402
+
+# Three desirable and three undesirable completions in one batch, a random tiny language model as the
+# policy and another as the reference; KTOTrainer's loader pairs each prompt with another example's
+# completion for z0. The card's beta and lam_U above map to beta and undesirable_weight.
+trainer = trl_kto.kto_trainer(beta=beta, desirable_weight=lam_d, undesirable_weight=lam_u)
+batch, k = trl_kto.card_inputs(trainer)
+batch_z0 = kto_reference_point(k.kl_logp, k.kl_ref_logp)
+card_kto = np.mean(kto_loss(k.logp, k.ref_logp, k.desirable, batch_z0, beta, lam_d, lam_u))
+# TRL scores tokens in float32: r and z0 are off by at most the bounds in k, and each loss term's slope
+# in r and in z0 is at most lam beta / 4.
+kto_atol = max(lam_d, lam_u) * beta / 4 * (np.max(k.r_error) + k.z0_error)
+trl_kto_loss = trainer.compute_loss(trainer.model, batch).item()
+check_close("KTOTrainer(beta, desirable_weight, undesirable_weight).compute_loss = mean L_KTO",
+            trl_kto_loss, card_kto, atol=kto_atol)
+no_z0 = np.mean(kto_loss(k.logp, k.ref_logp, k.desirable, 0.0, beta, lam_d, lam_u))
+check_true("pitfall: z0 is no setting; the trainer estimates it from the batch, and it moves the loss",
+           abs(trl_kto_loss - no_z0) > 10 * kto_atol, f"z0 = {batch_z0:.4f}: TRL {trl_kto_loss:.5f}, "
+           f"with z0 = 0 {no_z0:.5f}")
+# --- end in code ---
+
 fig, ax = figure("KTO value of an example (β = 0.3, z₀ = 1.7, λ_U = 1.33)",
                  "implied reward r = log π_θ/π_ref", "value v(x, y)")
 ax.plot(grid, v, label="desirable: λ_D σ(β(r − z₀))")

@@ -61,6 +61,24 @@ scaled = [margin_rm_loss(beta * g, 0.0, beta * 2.0) / beta for g in gaps]
 check_close("beta -> inf: rescaled loss tends to the hinge max(0, m - gap)", scaled,
             np.maximum(0, 2.0 - gaps), atol=1e-4)
 
+# --- in code: trl ---
+import trl_fixture  # noqa: E402
+
+# Three pairs rated as below (Margin Small), scored by a random tiny reward model (a language model with
+# a scalar head, in float64); RewardTrainer subtracts the batch's "margin" column when it has one.
+rated_margins = [MARGIN_SMALL[k] for k in ("significantly better", "slightly better", "better")]
+rm_pairs = trl_fixture.reward_batch(rated_margins)
+r_chosen, r_rejected = trl_fixture.rewards(trl_fixture.reward_model(0), rm_pairs)
+# The collator stores the margins in float32 (1/3 and 2/3 off by half a float32 ulp); softplus is
+# 1-Lipschitz, so the mean loss moves by less than eps32.
+check_close("RewardTrainer.compute_loss with a margin column = L_ranking",
+            trl_fixture.reward_trainer_loss(rm_pairs), margin_rm_loss(r_chosen, r_rejected, rated_margins),
+            atol=np.finfo(np.float32).eps)
+check_close("pitfall: without a margin column the margin is 0 (the plain Bradley-Terry loss)",
+            trl_fixture.reward_trainer_loss(trl_fixture.reward_batch()),
+            margin_rm_loss(r_chosen, r_rejected, 0.0), rtol=1e-12)
+# --- end in code ---
+
 fig, ax = figure("Llama 2 margin loss vs reward gap (Margin Large)", "reward gap r_c - r_r", "loss")
 g = np.linspace(-4, 8, 200)
 for k in ratings:

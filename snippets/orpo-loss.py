@@ -2,7 +2,7 @@
 differences, numerics for probabilities near 1, the SFT term and lambda by hand."""
 
 import numpy as np
-from cardcheck import check_close
+from cardcheck import check_close, check_true
 from cardplot import figure
 from scipy.special import expit, logit
 from sklearn.metrics import log_loss
@@ -89,6 +89,25 @@ fd_tok = (loss_at(h * np.eye(T)[:1]) - loss_at(-h * np.eye(T)[:1])) / (2 * h)
 check_close("one token's share of that gradient is 1/m", fd_tok, fd / m_i, rtol=1e-5)
 
 lp = np.linspace(-4, -0.01, 300)
+# --- in code: trl ---
+import torch  # noqa: E402
+import trl_pairwise  # noqa: E402
+
+# ORPOTrainer's odds_ratio_loss takes each response's log P(y|x) (the trainer passes per-token means,
+# as the card does) and returns lam log sigma(log odds ratio) per pair, that is -lam L_OR.
+mean_w, mean_l = mean_logp(lw, mask_w), mean_logp(ll, mask_l)
+l_or_card = (orpo_loss(lw, mask_w, ll, mask_l, lam) + mean_w) / lam
+or_terms = trl_pairwise.orpo_trainer(beta=lam).odds_ratio_loss(torch.tensor(mean_w), torch.tensor(mean_l))[0]
+# It computes in float32: each input is rounded (half an ulp of |x|, magnified by log(1 - e^x)'s slope
+# 1 / (e^-x - 1)) and each term of the log odds carries a few ulps; log sigma is 1-Lipschitz.
+f32 = np.finfo(np.float32).eps
+odds_error = sum(8 * f32 * (1 + np.abs(x) * (1 - 1 / np.expm1(x)) + np.abs(np.log(-np.expm1(x))))
+                 for x in (mean_w, mean_l))
+check_close("ORPOTrainer(beta=lam).odds_ratio_loss(mean log-probs) = -lam L_OR per pair",
+            or_terms.numpy(), -lam * l_or_card, atol=lam * np.max(odds_error))
+check_true("pitfall: it returns float32 for float64 inputs", or_terms.dtype == torch.float32)
+# --- end in code ---
+
 fig, ax = figure("Log-odds vs log-probability of a response", "mean token log-probability  log P(y|x)",
                  "value")
 ax.plot(lp, log_odds(lp), label="log odds  log P − log(1 − P)")

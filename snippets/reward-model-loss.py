@@ -67,3 +67,16 @@ import cardcalc  # noqa: E402
 
 cardcalc.table(lambda r_w, r_l: rm_loss(np.array([r_w]), np.array([r_l])),
                cardcalc.grid(r_w=(-40.0, -2.0, 0.0, 1.5, 40.0), r_l=(-3.0, 0.0, 0.5, 10.0)))
+# --- in code: trl ---
+import trl_fixture  # noqa: E402
+
+# Three pairs scored by a random tiny reward model (a language model with a scalar head, in float64).
+# RewardTrainer reads the same scalar logits, so the means of three float64 terms agree to ulps.
+rm_pairs = trl_fixture.reward_batch()
+r_chosen, r_rejected = trl_fixture.rewards(trl_fixture.reward_model(0), rm_pairs)
+check_close("RewardTrainer.compute_loss = L_RM on the model's scalar rewards",
+            trl_fixture.reward_trainer_loss(rm_pairs), rm_loss(r_chosen, r_rejected), rtol=1e-12)
+check_close("pitfall: center_rewards_coefficient=0.01 adds 0.01 mean((r_w + r_l)^2) to L_RM",
+            trl_fixture.reward_trainer_loss(rm_pairs, center_rewards_coefficient=0.01),
+            rm_loss(r_chosen, r_rejected) + 0.01 * np.mean((r_chosen + r_rejected) ** 2), rtol=1e-12)
+# --- end in code ---

@@ -87,3 +87,30 @@ wide = rng.uniform(-900, 900, size=(B, T, V))
 wide_lp = np.take_along_axis(log_softmax(wide[:, :-1], axis=-1), tokens[:, 1:, None], -1)[..., 0].ravel()
 check_close("logits spanning 1800 (max shift needed): vs scipy log_softmax",
             sft_loss(wide, tokens, prompt_len, seq_len), -np.sum(wide_lp * weight) / weight.sum(), rtol=1e-12)
+
+# --- in code: trl ---
+import trl_sft  # noqa: E402
+
+# Three prompt/completion pairs through SFTTrainer's own data preparation and loader, and a random tiny
+# language model (float64) whose plain logits feed the card's formula (sft_args: logits, tokens,
+# prompt_len, seq_len of the same rows).
+trainer = trl_sft.sft_trainer()
+batch, sft_args = trl_sft.card_inputs(trainer)
+card_sft = sft_loss(*sft_args)
+# TRL scores tokens in float32: each -log p is off by a few float32 ulps of 1 + |log p|, and so is their
+# float32 sum; the mean of 1 + |log p| is 1 + the loss itself.
+sft_atol = 16 * np.finfo(np.float32).eps * (1 + card_sft)
+check_close("SFTTrainer.compute_loss on its prompt/completion batch = L_SFT over the completion tokens",
+            trainer.compute_loss(trainer.model, dict(batch)).item(), card_sft, atol=sft_atol)
+# Under gradient accumulation a run passes the token count of all micro-batches (here, two of the same
+# size): each micro-batch's loss is its token sum over that count, half of L_SFT here.
+n_tokens = int(np.sum(sft_args[3] - sft_args[2]))
+check_close("pitfall: under gradient accumulation the loss is sum / all micro-batches' tokens",
+            trainer.compute_loss(trainer.model, dict(batch), num_items_in_batch=2 * n_tokens).item(),
+            card_sft / 2, atol=sft_atol)
+everything = trl_sft.sft_trainer(completion_only_loss=False)
+whole, (w_logits, w_ids, w_prompt_len, w_seq_len) = trl_sft.card_inputs(everything)
+check_close("pitfall: completion_only_loss=False (what plain text data gets) trains on the prompt too",
+            everything.compute_loss(everything.model, dict(whole)).item(),
+            sft_loss(w_logits, w_ids, np.ones_like(w_prompt_len), w_seq_len), atol=sft_atol)
+# --- end in code ---

@@ -100,3 +100,27 @@ cardcalc.table(lambda logp_w, n_w, logp_l, n_l, beta, gamma: float(
                    simpo_loss(*one_response(logp_w, n_w), *one_response(logp_l, n_l), beta, gamma)),
                cardcalc.grid(logp_w=(-200.0, -60.0, -5.0), n_w=(1, 100), logp_l=(-90.0, -2.0), n_l=(1, 120),
                              beta=(2.0, 10.0), gamma=(0.0, 1.0)))
+# --- in code: trl ---
+import torch  # noqa: E402
+import trl_pairwise  # noqa: E402
+
+# CPOTrainer's cpo_loss takes each response's log pi(y | x) as given; for SimPO the trainer feeds it
+# per-token means, so the card's (1/|y|) log pi(y | x) goes in. Float64 throughout: a few ulps of O(1).
+mean_w = np.sum(np.log(probs_w) * mask_w, axis=1) / len_w
+mean_l = np.sum(np.log(probs_l) * mask_l, axis=1) / len_l
+card_simpo = simpo_loss(np.log(probs_w), mask_w, np.log(probs_l), mask_l, beta, gamma)
+simpo = trl_pairwise.cpo_trainer(loss_type="simpo", beta=beta, simpo_gamma=gamma)
+check_close("CPOTrainer(loss_type='simpo', beta=2, simpo_gamma=1).cpo_loss(mean log-probs) = L_SimPO",
+            simpo.cpo_loss(torch.tensor(mean_w), torch.tensor(mean_l))[0].numpy(), card_simpo, rtol=1e-12)
+# Unlike DPOTrainer's sigmoid loss, this one reads label_smoothing, as cDPO does:
+# 0.9 softplus(-m) + 0.1 softplus(m) = softplus(-m) + 0.1 m, m the card's margin r_w - r_l - gamma.
+smoothed = trl_pairwise.cpo_trainer(loss_type="simpo", beta=beta, simpo_gamma=gamma, label_smoothing=0.1)
+simpo_margin = beta * (mean_w - mean_l) - gamma
+check_close("pitfall: label_smoothing=0.1 gives the conservative loss L_SimPO + 0.1 (r_w - r_l - gamma)",
+            smoothed.cpo_loss(torch.tensor(mean_w), torch.tensor(mean_l))[0].numpy(),
+            card_simpo + 0.1 * simpo_margin, rtol=1e-12, atol=1e-14)
+defaults = trl_pairwise.cpo_trainer(loss_type="simpo")
+check_close("pitfall: CPOConfig's defaults give L_SimPO at beta = 0.1, gamma = 0.5, not SimPO's 2 and 1",
+            defaults.cpo_loss(torch.tensor(mean_w), torch.tensor(mean_l))[0].numpy(),
+            simpo_loss(np.log(probs_w), mask_w, np.log(probs_l), mask_l, 0.1, 0.5), rtol=1e-12)
+# --- end in code ---

@@ -488,6 +488,18 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # batch ic-tree (Medusa draft-tree acceptance): the torch primitive that scores each path of the tree
     ("torch.cumprod", "speculative-decoding-tree-acceptance"),
     ("cumprod", "speculative-decoding-tree-acceptance"),
+    # batch ic-trl (alignment and reward-model losses in Hugging Face TRL): each card's trainer
+    ("DPOTrainer", "dpo-loss"),
+    ("trl.DPOTrainer", "ipo-loss"),
+    ("RewardTrainer", "reward-model-loss"),
+    ("trl.RewardTrainer", "margin-reward-loss"),
+    ("GRPOTrainer", "grpo-objective"),
+    ("trl.GRPOTrainer", "dr-grpo"),
+    ("GRPOConfig", "kl-estimators-k1-k2-k3"),
+    ("CPOTrainer", "simpo-loss"),
+    ("ORPOTrainer", "orpo-loss"),
+    ("SFTTrainer", "sft-loss"),
+    ("KTOTrainer", "kto-loss"),
 ]
 
 # The card a query must rank first. A rare word outweighs a common one (IDF): in "wgan loss",

@@ -141,6 +141,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("BM25L", "bm25l"),
     ("LBFGS temperature", "temperature-scaling"),
     ("MultivariateNormal entropy", "gaussian-entropy"),
+    # batch ic-peft (parameter-efficient fine-tuning, Hugging Face PEFT): each card's main library call
+    ("LoraConfig", "lora"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -1,0 +1,71 @@
+"""A card's frozen weight W0 as one torch layer, adapted by Hugging Face PEFT's own get_peft_model,
+so that the adapter cards' peft regions run the library's layers on the card's matrices.
+
+Only the cards' peft regions import this (it needs torch and peft, which only `make libcheck`
+installs). Everything is float64, so the library and the card's numpy agree to rounding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from peft import get_peft_model
+from transformers.pytorch_utils import Conv1D
+
+# The adapted layer's name, for a config's target_modules.
+TARGET = "proj"
+
+
+class OneLinear(torch.nn.Module):
+    """y = W0 x as a torch.nn.Linear named `proj`: its weight is W0 as it is, d x k (output x input),
+    the layout of the cards; a bias only when one is given."""
+
+    def __init__(self, W0: np.ndarray, bias: np.ndarray | None = None) -> None:
+        super().__init__()
+        d, k = W0.shape
+        self.proj = torch.nn.Linear(k, d, bias=bias is not None, dtype=torch.float64)
+        with torch.no_grad():
+            self.proj.weight.copy_(torch.from_numpy(W0))
+            if bias is not None:
+                self.proj.bias.copy_(torch.from_numpy(bias))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.proj(x)
+
+
+class OneConv1D(OneLinear):
+    """The same y = W0 x as transformers' Conv1D (GPT-2's projections), which stores its weight
+    transposed: W0^T, k x d (input x output), with a zero bias."""
+
+    def __init__(self, W0: np.ndarray, bias: np.ndarray | None = None) -> None:
+        torch.nn.Module.__init__(self)
+        d, _ = W0.shape
+        self.proj = Conv1D(d, W0.shape[1]).double()
+        with torch.no_grad():
+            self.proj.weight.copy_(torch.from_numpy(W0.T))
+            self.proj.bias.copy_(torch.from_numpy(np.zeros(d) if bias is None else bias))
+
+
+def adapt(W0: np.ndarray, config, bias: np.ndarray | None = None, base: type = OneLinear):
+    """get_peft_model over base(W0) (config's target_modules must name TARGET): the model, left in
+    the training mode a new module starts in, and its adapted layer."""
+    model = get_peft_model(base(W0, bias), config)
+    return model, model.base_model.model.proj
+
+
+def load_factors(layer, A: np.ndarray, B: np.ndarray, adapter: str = "default") -> None:
+    """Put the card's A (r x k) and B (d x r) into the layer's lora_A and lora_B, as training would."""
+    with torch.no_grad():
+        layer.lora_A[adapter].weight.copy_(torch.from_numpy(A))
+        layer.lora_B[adapter].weight.copy_(torch.from_numpy(B))
+
+
+def run(model, X: np.ndarray) -> np.ndarray:
+    """The model's output on the rows of X, as numpy."""
+    with torch.no_grad():
+        return model(torch.from_numpy(X)).numpy()
+
+
+def weight(tensor: torch.Tensor) -> np.ndarray:
+    """A parameter's value as numpy."""
+    return tensor.detach().numpy().copy()

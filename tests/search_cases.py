@@ -143,6 +143,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("MultivariateNormal entropy", "gaussian-entropy"),
     # batch ic-peft (parameter-efficient fine-tuning, Hugging Face PEFT): each card's main library call
     ("LoraConfig", "lora"),
+    ("use_rslora", "rslora"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -144,6 +144,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # batch ic-peft (parameter-efficient fine-tuning, Hugging Face PEFT): each card's main library call
     ("LoraConfig", "lora"),
     ("use_rslora", "rslora"),
+    ("use_dora", "dora"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

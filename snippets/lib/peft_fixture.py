@@ -2,7 +2,8 @@
 so that the adapter cards' peft regions run the library's layers on the card's matrices.
 
 Only the cards' peft regions import this (it needs torch and peft, which only `make libcheck`
-installs). Everything is float64, so the library and the card's numpy agree to rounding.
+installs). Everything is float64 unless asked otherwise, so that the library and the card's numpy
+agree to rounding.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ class OneLinear(torch.nn.Module):
     """y = W0 x as a torch.nn.Linear named `proj`: its weight is W0 as it is, d x k (output x input),
     the layout of the cards; a bias only when one is given."""
 
-    def __init__(self, W0: np.ndarray, bias: np.ndarray | None = None) -> None:
+    def __init__(self, W0: np.ndarray, bias: np.ndarray | None = None, dtype=torch.float64) -> None:
         super().__init__()
         d, k = W0.shape
-        self.proj = torch.nn.Linear(k, d, bias=bias is not None, dtype=torch.float64)
+        self.proj = torch.nn.Linear(k, d, bias=bias is not None, dtype=dtype)
         with torch.no_grad():
             self.proj.weight.copy_(torch.from_numpy(W0))
             if bias is not None:
@@ -37,19 +38,20 @@ class OneConv1D(OneLinear):
     """The same y = W0 x as transformers' Conv1D (GPT-2's projections), which stores its weight
     transposed: W0^T, k x d (input x output), with a zero bias."""
 
-    def __init__(self, W0: np.ndarray, bias: np.ndarray | None = None) -> None:
+    def __init__(self, W0: np.ndarray, bias: np.ndarray | None = None, dtype=torch.float64) -> None:
         torch.nn.Module.__init__(self)
         d, _ = W0.shape
-        self.proj = Conv1D(d, W0.shape[1]).double()
+        self.proj = Conv1D(d, W0.shape[1]).to(dtype)
         with torch.no_grad():
             self.proj.weight.copy_(torch.from_numpy(W0.T))
             self.proj.bias.copy_(torch.from_numpy(np.zeros(d) if bias is None else bias))
 
 
-def adapt(W0: np.ndarray, config, bias: np.ndarray | None = None, base: type = OneLinear):
+def adapt(W0: np.ndarray, config, bias: np.ndarray | None = None, base: type = OneLinear,
+          dtype=torch.float64):
     """get_peft_model over base(W0) (config's target_modules must name TARGET): the model, left in
     the training mode a new module starts in, and its adapted layer."""
-    model = get_peft_model(base(W0, bias), config)
+    model = get_peft_model(base(W0, bias, dtype), config)
     return model, model.base_model.model.proj
 
 
@@ -61,11 +63,12 @@ def load_factors(layer, A: np.ndarray, B: np.ndarray, adapter: str = "default") 
 
 
 def run(model, X: np.ndarray) -> np.ndarray:
-    """The model's output on the rows of X, as numpy."""
+    """The model's output on the rows of X (in the dtype of the model's weights), as float64 numpy."""
+    dtype = next(model.parameters()).dtype
     with torch.no_grad():
-        return model(torch.from_numpy(X)).numpy()
+        return model(torch.from_numpy(X).to(dtype)).double().numpy()
 
 
 def weight(tensor: torch.Tensor) -> np.ndarray:
-    """A parameter's value as numpy."""
-    return tensor.detach().numpy().copy()
+    """A parameter's value as float64 numpy."""
+    return tensor.detach().double().numpy().copy()

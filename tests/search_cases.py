@@ -145,6 +145,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("LoraConfig", "lora"),
     ("use_rslora", "rslora"),
     ("use_dora", "dora"),
+    ("IA3Config", "ia3"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

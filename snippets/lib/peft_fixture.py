@@ -17,18 +17,24 @@ from transformers.pytorch_utils import Conv1D
 TARGET = "proj"
 
 
+def frozen_linear(W: np.ndarray, bias: np.ndarray | None = None, dtype=torch.float64) -> torch.nn.Linear:
+    """A torch.nn.Linear whose weight is W as it is, output x input; a bias only when one is given."""
+    d, k = W.shape
+    layer = torch.nn.Linear(k, d, bias=bias is not None, dtype=dtype)
+    with torch.no_grad():
+        layer.weight.copy_(torch.from_numpy(W))
+        if bias is not None:
+            layer.bias.copy_(torch.from_numpy(bias))
+    return layer
+
+
 class OneLinear(torch.nn.Module):
     """y = W0 x as a torch.nn.Linear named `proj`: its weight is W0 as it is, d x k (output x input),
     the layout of the cards; a bias only when one is given."""
 
     def __init__(self, W0: np.ndarray, bias: np.ndarray | None = None, dtype=torch.float64) -> None:
         super().__init__()
-        d, k = W0.shape
-        self.proj = torch.nn.Linear(k, d, bias=bias is not None, dtype=dtype)
-        with torch.no_grad():
-            self.proj.weight.copy_(torch.from_numpy(W0))
-            if bias is not None:
-                self.proj.bias.copy_(torch.from_numpy(bias))
+        self.proj = frozen_linear(W0, bias, dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.proj(x)

@@ -146,6 +146,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("use_rslora", "rslora"),
     ("use_dora", "dora"),
     ("IA3Config", "ia3"),
+    ("PromptTuningConfig", "prompt-tuning"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

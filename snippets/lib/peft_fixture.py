@@ -1,5 +1,6 @@
 """A card's frozen weight W0 as one torch layer, adapted by Hugging Face PEFT's own get_peft_model,
-so that the adapter cards' peft regions run the library's layers on the card's matrices.
+so that the adapter cards' peft regions run the library's layers on the card's matrices; and a
+card's frozen network as a causal LM for PEFT's prompt-learning methods.
 
 Only the cards' peft regions import this (it needs torch and peft, which only `make libcheck`
 installs). Everything is float64 unless asked otherwise, so that the library and the card's numpy
@@ -11,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 from peft import get_peft_model
+from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
+from transformers.modeling_outputs import CausalLMOutputWithPast
 from transformers.pytorch_utils import Conv1D
 
 # The adapted layer's name, for a config's target_modules.
@@ -78,3 +81,29 @@ def run(model, X: np.ndarray) -> np.ndarray:
 def weight(tensor: torch.Tensor) -> np.ndarray:
     """A parameter's value as float64 numpy."""
     return tensor.detach().double().numpy().copy()
+
+
+class FrozenLM(PreTrainedModel, GenerationMixin):
+    """A card's frozen network as a transformers causal LM, for PEFT's prompt-learning methods: it
+    embeds token ids with the card's E (or takes the inputs_embeds that PEFT builds), hands them to
+    the card's own numpy network `network` (embeddings, batch-first, to outputs), and returns that as
+    its logits. It records what PEFT passed it (inputs_embeds, attention_mask, labels) in `seen`."""
+
+    config_class = PretrainedConfig
+
+    def __init__(self, E: np.ndarray, network) -> None:
+        vocab, width = E.shape
+        super().__init__(PretrainedConfig(vocab_size=vocab, hidden_size=width, num_hidden_layers=1,
+                                          num_attention_heads=1))
+        self.embed = torch.nn.Embedding.from_pretrained(torch.from_numpy(E))
+        self.network = network
+        self.seen: dict[str, torch.Tensor | None] = {}
+        self.post_init()
+
+    def get_input_embeddings(self) -> torch.nn.Embedding:
+        return self.embed
+
+    def forward(self, input_ids=None, inputs_embeds=None, attention_mask=None, labels=None, **kwargs):
+        embeds = self.embed(input_ids) if inputs_embeds is None else inputs_embeds
+        self.seen = {"inputs_embeds": embeds, "attention_mask": attention_mask, "labels": labels}
+        return CausalLMOutputWithPast(logits=torch.from_numpy(self.network(embeds.detach().numpy())))

@@ -81,7 +81,7 @@ from peft_fixture import FrozenLM, weight  # noqa: E402
 def peft_prompt_tuning(**options):
     """PEFT's prompt tuning of the card's frozen model (FrozenLM adds the positions and runs
     frozen_model): the PEFT model, the frozen LM (which records what it was given) and the prompt."""
-    lm = FrozenLM(E, lambda h: frozen_model(h + pos[: h.shape[1]]))
+    lm = FrozenLM(E, lambda h, cache, mask: frozen_model(h.numpy() + pos[: h.shape[1]]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)  # transformers' own deprecation notice
         model = get_peft_model(lm, PromptTuningConfig(task_type="CAUSAL_LM", num_virtual_tokens=p, **options))

@@ -147,6 +147,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("use_dora", "dora"),
     ("IA3Config", "ia3"),
     ("PromptTuningConfig", "prompt-tuning"),
+    ("PrefixTuningConfig", "prefix-tuning"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -85,25 +85,30 @@ def weight(tensor: torch.Tensor) -> np.ndarray:
 
 class FrozenLM(PreTrainedModel, GenerationMixin):
     """A card's frozen network as a transformers causal LM, for PEFT's prompt-learning methods: it
-    embeds token ids with the card's E (or takes the inputs_embeds that PEFT builds), hands them to
-    the card's own numpy network `network` (embeddings, batch-first, to outputs), and returns that as
-    its logits. It records what PEFT passed it (inputs_embeds, attention_mask, labels) in `seen`."""
+    embeds token ids with the card's E (or takes the inputs_embeds that PEFT builds) and returns as
+    its logits what the card's `network(embeds, past_key_values, attention_mask)` makes of them
+    (embeddings batch-first, a transformers cache or None, the mask PEFT passed). It records what
+    PEFT gave it in `seen`."""
 
     config_class = PretrainedConfig
 
-    def __init__(self, E: np.ndarray, network) -> None:
+    def __init__(self, E: np.ndarray, network, heads: int = 1) -> None:
         vocab, width = E.shape
         super().__init__(PretrainedConfig(vocab_size=vocab, hidden_size=width, num_hidden_layers=1,
-                                          num_attention_heads=1))
+                                          num_attention_heads=heads))
         self.embed = torch.nn.Embedding.from_pretrained(torch.from_numpy(E))
         self.network = network
-        self.seen: dict[str, torch.Tensor | None] = {}
+        self.seen: dict = {}
         self.post_init()
 
     def get_input_embeddings(self) -> torch.nn.Embedding:
         return self.embed
 
-    def forward(self, input_ids=None, inputs_embeds=None, attention_mask=None, labels=None, **kwargs):
+    def forward(self, input_ids=None, inputs_embeds=None, attention_mask=None, labels=None,
+                past_key_values=None, **kwargs):
         embeds = self.embed(input_ids) if inputs_embeds is None else inputs_embeds
-        self.seen = {"inputs_embeds": embeds, "attention_mask": attention_mask, "labels": labels}
-        return CausalLMOutputWithPast(logits=torch.from_numpy(self.network(embeds.detach().numpy())))
+        self.seen = {"inputs_embeds": embeds, "attention_mask": attention_mask, "labels": labels,
+                     "past_key_values": past_key_values}
+        with torch.no_grad():
+            logits = self.network(embeds.detach(), past_key_values, attention_mask)
+        return CausalLMOutputWithPast(logits=torch.as_tensor(logits))

@@ -148,6 +148,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("IA3Config", "ia3"),
     ("PromptTuningConfig", "prompt-tuning"),
     ("PrefixTuningConfig", "prefix-tuning"),
+    ("create_loraplus_optimizer", "lora-plus"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -149,6 +149,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("PromptTuningConfig", "prompt-tuning"),
     ("PrefixTuningConfig", "prefix-tuning"),
     ("create_loraplus_optimizer", "lora-plus"),
+    ("AdaLoraConfig", "adalora"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -150,6 +150,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("PrefixTuningConfig", "prefix-tuning"),
     ("create_loraplus_optimizer", "lora-plus"),
     ("AdaLoraConfig", "adalora"),
+    ("quantize_4bit", "qlora"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -151,6 +151,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("create_loraplus_optimizer", "lora-plus"),
     ("AdaLoraConfig", "adalora"),
     ("quantize_4bit", "qlora"),
+    ("BertModel", "bitfit"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -152,6 +152,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("AdaLoraConfig", "adalora"),
     ("quantize_4bit", "qlora"),
     ("BertModel", "bitfit"),
+    ("GaLoreAdamW", "galore"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

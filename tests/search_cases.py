@@ -141,8 +141,8 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("BM25L", "bm25l"),
     ("LBFGS temperature", "temperature-scaling"),
     ("MultivariateNormal entropy", "gaussian-entropy"),
-    # batch ic-peft (parameter-efficient fine-tuning, Hugging Face PEFT): each card's main library call
-    ("LoraConfig", "lora"),
+    # batch ic-peft (parameter-efficient fine-tuning, Hugging Face PEFT): each card's main library call,
+    # where the search finds it (LoraConfig, called by five cards, ranks rslora, dora, pissa above lora)
     ("use_rslora", "rslora"),
     ("use_dora", "dora"),
     ("IA3Config", "ia3"),

@@ -145,6 +145,95 @@ sched = [budget_schedule(t, 144, 96, 100, 200, 1000) for t in (0, 99, 100, 450, 
 check_close("schedule at t = 0, 99, 100, 450, 799, 800, 999", sched,
             [144, 144, 144, 96 + 48 / 8, 96 + 48 * (1 / 700) ** 3, 96, 96], rtol=1e-12)
 
+# --- in code: peft ---
+from types import SimpleNamespace  # noqa: E402
+
+import torch  # noqa: E402
+from peft import AdaLoraConfig  # noqa: E402
+from peft_fixture import TARGET, OneLinear, adapt, run, weight  # noqa: E402
+
+
+class LinearWithLoss(OneLinear):
+    """OneLinear whose output carries a loss of 0, to which AdaLoraModel.forward adds its penalty."""
+
+    def forward(self, x):
+        return SimpleNamespace(logits=self.proj(x), loss=torch.zeros((), dtype=torch.float64))
+
+
+def peft_adalora(P_, Q_, lam_, base=OneLinear, **options):
+    """PEFT's AdaLoRA on X @ W0 (nn.Linear holds W0^T, so lora_A is P^T, r x d1, lora_B is Q^T and
+    lora_E is lambda), with the card's schedule of check 7 scaled to one matrix: b0 = r, bT = 3."""
+    config = AdaLoraConfig(init_r=r, target_r=3, total_step=1000, tinit=100, tfinal=200,
+                           target_modules=[TARGET], **options)
+    model, layer = adapt(W0.T, config, base=base)
+    with torch.no_grad():
+        for name, value in (("lora_A", P_.T), ("lora_B", Q_.T), ("lora_E", lam_[:, None])):
+            getattr(layer, name)["default"].copy_(torch.from_numpy(value))
+    return model, layer
+
+
+# float64 sums of <= 20 products by another route: a few ulps of the largest terms, so rtol 1e-12
+# with an atol of 1e-12 times the output's size.
+def near(reference):
+    return {"rtol": 1e-12, "atol": 1e-12 * np.abs(reference).max()}
+
+
+def card_forward(scale):
+    return X @ (W0 + scale * svd_update(P, lam, Q))
+
+
+model, layer = peft_adalora(P, Q, lam, lora_alpha=r)
+got = run(model, X)
+check_close("AdaLoRA's forward, lora_alpha = r: X (W0 + r / (r + 1e-5) P diag(lambda) Q)", got,
+            card_forward(r / (r + 1e-5)), **near(got))
+check_true("pitfall: ... the 1e-5 guard leaves it 1.7e-6 relative short of the card's update",
+           np.abs(got - card_forward(1.0)).max() > 1e3 * 1e-12 * np.abs(got).max())
+default_model, _ = peft_adalora(P, Q, lam)
+check_close("pitfall: lora_alpha defaults to 8, so the update is scaled by 8 / (r + 1e-5)",
+            run(default_model, X), card_forward(8 / (r + 1e-5)), **near(got))
+
+# The penalty AdaLoraModel.forward (model.base_model) adds to the loss: orth_reg_weight (0.5) times
+# the Frobenius norms, not their squares, averaged over lora_A and lora_B. With orthonormal Q,
+# orth_penalty(Pn, Q) is ||Pn^T Pn - I||_F^2 alone, and likewise for Qn. A PeftModel without a
+# task_type calls the wrapped model directly and adds nothing.
+penalty_model, _ = peft_adalora(Pn, Qn, lam, base=LinearWithLoss)
+check_true("pitfall: get_peft_model without task_type adds no orthogonality penalty to the loss",
+           penalty_model(torch.from_numpy(X)).loss.item() == 0.0)
+peft_penalty = penalty_model.base_model(torch.from_numpy(X)).loss.item()
+# A few products and two square roots of sums of 36 squares: rtol 1e-12.
+check_close("pitfall: AdaLoraModel's penalty is 0.5 (||P^T P - I||_F + ||Q Q^T - I||_F) / 2, not R(P, Q)",
+            peft_penalty, 0.5 * (np.sqrt(orth_penalty(Pn, Q)) + np.sqrt(orth_penalty(P, Qn))) / 2, rtol=1e-12)
+check_true("... far from the card's R(P, Q)", abs(peft_penalty - orth_penalty(Pn, Qn)) > 1,
+           f"PEFT {peft_penalty:.3f}, R(P, Q) = {orth_penalty(Pn, Qn):.3f}")
+
+# The rank allocator: five steps of gradients into its sensitivity EMAs, then a budget of 3. The
+# card's smooth, triplet_scores and prune on the same gradients must keep the same triplets.
+allocator, adapted = model.base_model.rankallocator, model.base_model.model
+params = {"lora_A": P.T, "lora_B": Q.T, "lora_E": lam[:, None]}
+ema = {name: (np.zeros_like(value), np.zeros_like(value)) for name, value in params.items()}
+for _ in range(5):
+    for name, value in params.items():
+        g = rng.normal(size=value.shape)
+        getattr(layer, name)["default"].grad = torch.from_numpy(g)
+        ema[name] = smooth(*ema[name], sensitivity(value, g))
+    allocator.update_ipt(adapted)
+s_of = {name: i_bar * u_bar for name, (i_bar, u_bar) in ema.items()}
+card_kept = prune(lam, triplet_scores(s_of["lora_A"].T, s_of["lora_E"][:, 0], s_of["lora_B"].T), 3)
+allocator.mask_to_budget(adapted, 3)
+check_close("mask_to_budget(budget=3) zeroes the lambda_i the card prunes",
+            weight(layer.lora_E["default"])[:, 0], card_kept, rtol=0, atol=0)
+
+# Its schedule is the card's b(t) rounded down to an integer, at every step.
+steps = range(1000)
+peft_budgets = [allocator.budget_schedule(t)[0] for t in steps]
+card_budgets = [budget_schedule(t, r, 3, 100, 200, 1000) for t in steps]
+check_true("budget_schedule(t) = floor(b(t)) for t = 0 .. 999",
+           peft_budgets == [int(b) for b in card_budgets])
+fractional = sum(b != int(b) for b in card_budgets)
+check_true("pitfall: ... which is below the card's real-valued b(t) on most of the decrease",
+           fractional > 500, f"{fractional} of 1000 steps")
+# --- end in code ---
+
 ts = np.arange(1000)
 fig, ax = figure("AdaLoRA budget schedule (b₀ = 144, b_T = 96)", "training step",
                  "total rank budget b(t)")

@@ -79,3 +79,38 @@ check_close("dL/db = sum over the batch of dL/dy", fd, (X @ W.T + b - Y).sum(axi
 b_star = (Y - X @ W.T).mean(axis=0)
 check_close("optimal bias alone = mean residual (least squares on a constant feature)", b_star,
             np.linalg.lstsq(np.ones((20, 1)), Y - X @ W.T, rcond=None)[0][0], rtol=1e-10)
+
+# --- in code: transformers ---
+import torch  # noqa: E402
+import transformers as hf  # noqa: E402
+
+
+def named_sizes(model):
+    """Each parameter's name and number of values; the model lives on the meta device (shapes only)."""
+    return {name: p.numel() for name, p in model.named_parameters()}
+
+
+# transformers' own BertModel (pooler included), built on the meta device: shapes without memory.
+# Counts are integers, compared exactly.
+with torch.device("meta"):
+    hf_base = named_sizes(hf.BertModel(hf.BertConfig()))
+    large_config = hf.BertConfig(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
+                                 intermediate_size=4096)
+    hf_large = named_sizes(hf.BertModel(large_config))
+    hf_classifier = named_sizes(hf.BertForSequenceClassification(hf.BertConfig(num_labels=3)))
+    hf_llama = named_sizes(hf.LlamaForCausalLM(hf.LlamaConfig()))
+for name, sizes, card in (("BERT-base", hf_base, base), ("BERT-large", hf_large, large)):
+    check_true(f"transformers' BertModel ({name}): all parameters and those named *bias = the card's counts",
+               (sum(sizes.values()), sum(v for n, v in sizes.items() if n.endswith("bias")))
+               == (count(card), count(bitfit_trainable(card))),
+               f"{sum(sizes.values()):,} and {sum(v for n, v in sizes.items() if n.endswith('bias')):,}")
+# With a 3-way head, '*bias' finds the encoder's biases and the head's 3, but not its 768 x 3 weight.
+selected = sum(v for n, v in hf_classifier.items() if n.endswith("bias"))
+check_true("pitfall: selecting '*bias' leaves the head's weight (theta_head) frozen",
+           selected == count(bitfit_trainable(base)) + 3 and hf_classifier["classifier.weight"] == 768 * 3,
+           f"{selected:,} selected = {count(bitfit_trainable(base)):,} + 3; classifier.weight "
+           f"({hf_classifier['classifier.weight']:,}) left out")
+llama_biases = sum(v for n, v in hf_llama.items() if n.endswith("bias"))
+check_true("pitfall: LlamaConfig's defaults (attention_bias=False, mlp_bias=False, RMSNorm) leave no bias",
+           llama_biases == 0, f"{llama_biases} bias values among {sum(hf_llama.values()):,}")
+# --- end in code ---

@@ -62,6 +62,64 @@ check_close("W_ft = ||W_ft||_c * W_ft / ||W_ft||_c", dora_weight(W_ft, A, np.zer
 check_true("parameters: r (d_in + d_out) + d_out", A.size + B.size + m.size == r * (d_in + d_out) + d_out,
            f"{A.size + B.size + m.size} = {r} * ({d_in} + {d_out}) + {d_out}")
 
+# --- in code: peft ---
+import torch  # noqa: E402
+from peft import LoraConfig  # noqa: E402
+from peft_fixture import TARGET, adapt, load_factors, run, weight  # noqa: E402
+
+# float64 sums of <= 32 products and one norm per row, in another order than numpy's: a few ulps of
+# the largest terms, so rtol 1e-12 with an atol of 1e-12 times the largest entry.
+near = {"rtol": 1e-12, "atol": 1e-12 * np.abs(X @ Wp.T).max()}
+model, layer = adapt(W0, LoraConfig(r=r, lora_alpha=alpha, use_dora=True, target_modules=[TARGET]))
+magnitude = layer.lora_magnitude_vector["default"].weight
+check_close("LoraConfig(use_dora=True): the magnitude starts at ||W0||_c, one per output unit",
+            weight(magnitude), m0, rtol=1e-12)
+check_close("use_dora=True at init (B = 0): the layer's forward is W0 x", run(model, X), X @ W0.T, **near)
+load_factors(layer, A, B)
+with torch.no_grad():
+    magnitude.copy_(torch.from_numpy(m))
+check_close("the DoRA layer's forward = x W'^T, W' = m (W0 + (alpha/r) B A) / ||.||_c", run(model, X),
+            X @ Wp.T, **near)
+
+# Sec. 4.3 of the paper: the norm ||W0 + (alpha/r) B A||_c is detached, a constant for backprop.
+# The forward value is the card's, but the gradient is that of W' with the norm frozen at its value.
+v = rng.normal(size=(X.shape[0], d_out))
+model(torch.from_numpy(X)).mul(torch.from_numpy(v)).sum().backward()
+peft_grad = layer.lora_B["default"].weight.grad.numpy()
+frozen_norm = unit_norms(W0 + scale * B @ A)
+
+
+def loss(B_, norm=None):
+    """L = sum(v * (X W'^T)) with the card's W' at B_; with the norm held at `norm` when given."""
+    W_ = dora_weight(W0, A, B_, m, scale) if norm is None else m[:, None] * (W0 + scale * B_ @ A) / norm
+    return np.sum(v * (X @ W_.T))
+
+
+def fd_grad(f, h=1e-6):
+    """Central differences of f in each entry of B."""
+    grad = np.zeros_like(B)
+    for index in np.ndindex(*B.shape):
+        step = np.zeros_like(B)
+        step[index] = h
+        grad[index] = (f(B + step) - f(B - step)) / (2 * h)
+    return grad
+
+
+# Finite differences at h = 1e-6 of an L computed to a few dozen ulps: atol 64 eps |L| / h (Tolerances
+# in CONTRIBUTING); the detached and the full gradient differ by far more.
+fd_atol = 64 * np.finfo(float).eps * abs(loss(B)) / 1e-6
+full = fd_grad(loss)
+check_close("PEFT's gradient of lora_B = the card's W' with ||.||_c held constant",
+            peft_grad, fd_grad(lambda B_: loss(B_, frozen_norm)), atol=fd_atol)
+check_true("pitfall: it is not the gradient of the card's W' (the norm's own derivative is dropped)",
+           np.abs(peft_grad - full).max() > 100 * fd_atol,
+           f"largest difference {np.abs(peft_grad - full).max():.3g}, tolerance {fd_atol:.1g}")
+
+merged = model.merge_and_unload()
+check_close("merge_and_unload(): weight = W'", weight(merged.proj.weight), Wp,
+            rtol=1e-12, atol=1e-12 * np.abs(Wp).max())
+# --- end in code ---
+
 # Magnitude vs direction change of each output unit as the LoRA factor B grows, at fixed m (DoRA) and
 # for plain LoRA (whose norm changes along with its direction).
 fig, ax = figure("Change of one output unit's weight as B grows", "size of B (multiple of the trained B)",

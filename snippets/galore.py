@@ -89,6 +89,45 @@ for t in range(1, 6):
 check_close("5 steps in one period = Adam on C with W = W_0 + alpha P C", W, W0 + 0.25 * P0 @ C,
             rtol=0, atol=1e-12)
 
+# --- in code: galore-torch ---
+import torch  # noqa: E402
+from galore_torch import GaLoreAdamW  # noqa: E402
+from galore_torch.galore_projector import GaLoreProjector  # noqa: E402
+
+# galore-torch takes every SVD in float32, even of a float64 gradient: by Davis-Kahan its subspace is
+# off by about the float32 backward error over the gap below sigma_r, 64 eps32 ||G|| / (s_r - s_{r+1}).
+eps32 = np.finfo(np.float32).eps
+G0 = grad_W(W0)
+s0 = np.linalg.svd(G0, compute_uv=False)
+subspace_atol = 64 * eps32 * s0[0] / (s0[r - 1] - s0[r])
+projector = GaLoreProjector(r, update_proj_gap=5, scale=0.25)
+R_lib = projector.project(torch.from_numpy(G0), 0).numpy()
+P_lib = projector.ortho_matrix.numpy()
+check_close("GaLoreProjector (m < n): P spans the card's top-r left singular subspace", P_lib @ P_lib.T,
+            P0 @ P0.T, rtol=0, atol=subspace_atol)
+drift = np.abs(P_lib @ P_lib.T - P0 @ P0.T).max()
+check_true("pitfall: ... to float32 accuracy only, though the gradient is float64",
+           drift > 1e3 * np.finfo(float).eps, f"largest difference {drift:.1g}")
+check_close("it hands the optimizer R = P^T G", R_lib, P_lib.T @ G0, rtol=0, atol=64 * eps32 * s0[0])
+tall = GaLoreProjector(r, update_proj_gap=5, scale=0.25)
+check_true("pitfall: for a tall gradient (m >= n, here G^T) it projects on the right: state n x r, not r x m",
+           tuple(tall.project(torch.from_numpy(G0.T.copy()), 0).shape) == (n, r))
+
+# Five steps (one period) of GaLoreAdamW against the card's run of check 3. Adam's N = m / sqrt(v)
+# moves by at most the relative error of R, subspace_atol ||G|| / min |R|, so each of the 5 steps
+# of size lr alpha (entries of P N at most sqrt(r)) moves W by at most lr alpha sqrt(r) times that.
+# A worst case (6e-3 here, against a total move of 2e-2): it catches a wrong scale, rate or side.
+w = torch.nn.Parameter(torch.from_numpy(W0.copy()))
+optimizer = GaLoreAdamW([{"params": [w], "rank": r, "update_proj_gap": 5, "scale": 0.25, "proj_type": "std"}],
+                        lr=1e-2, eps=1e-12, weight_decay=0.0, no_deprecation_warning=True)
+for _ in range(5):
+    w.grad = torch.from_numpy(grad_W(w.detach().numpy()))
+    optimizer.step()
+run_atol = 5 * 1e-2 * 0.25 * np.sqrt(r) * subspace_atol * (1 + s0[0] / np.abs(P0.T @ G0).min())
+check_close("GaLoreAdamW(rank=4, update_proj_gap=5, scale=0.25): 5 steps = the card's", w.detach().numpy(), W,
+            rtol=0, atol=run_atol)
+# --- end in code ---
+
 # 4. The accumulated update: rank <= r within a period, but it escapes rank r once the subspace is
 #    refreshed, unlike a LoRA adapter of rank r. Its optimizer state is r x n, not m x n.
 sv_one = np.linalg.svd(W - W0, compute_uv=False)

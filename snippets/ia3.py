@@ -92,3 +92,105 @@ check_true("GELU: scaling W1 instead gives a different layer", gap > 1e-3, f"max
 #    2 d^2 + 2 d^2 + 2 d d_ff = 2304 frozen weights in the block's attention and feed-forward matrices.
 check_true("parameters per block: d_k + d_v + d_ff = 72 vs 2304 frozen",
            l_k.size + l_v.size + l_ff.size == 72 and 4 * d * d + 2 * d * d_ff == 2304)
+
+# --- in code: peft ---
+import warnings  # noqa: E402
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from peft import IA3Config, get_peft_model  # noqa: E402
+from peft_fixture import frozen_linear, weight  # noqa: E402
+
+
+class Block(torch.nn.Module):
+    """The card's frozen block as torch layers named as in Llama: causal multi-head attention on X
+    and the feed-forward GELU(X W1) W2, both returned. nn.Linear holds the transpose of the card's
+    X W layout."""
+
+    def __init__(self):
+        super().__init__()
+        for name, W in (("q_proj", Wq), ("k_proj", Wk), ("v_proj", Wv), ("up_proj", W1), ("down_proj", W2)):
+            setattr(self, name, frozen_linear(W.T))
+
+    def forward(self, x):
+        def split(t):
+            return t.reshape(T, heads, d // heads).transpose(0, 1)
+
+        attention = F.scaled_dot_product_attention(split(self.q_proj(x)), split(self.k_proj(x)),
+                                                   split(self.v_proj(x)), is_causal=True)
+        return attention.transpose(0, 1).reshape(T, d), self.down_proj(F.gelu(self.up_proj(x)))
+
+
+def peft_block(**options):
+    """get_peft_model(Block(), IA3Config(...)) on k_proj, v_proj and down_proj: the model and its layers."""
+    model = get_peft_model(Block(), IA3Config(target_modules=["k_proj", "v_proj", "down_proj"], **options))
+    return model, model.base_model.model
+
+
+def outputs(model):
+    with torch.no_grad():
+        return [t.numpy() for t in model(torch.from_numpy(X))]
+
+
+def set_scales(layers, **scales):
+    """Each named layer's ia3_l set to a vector, in the layer's own shape."""
+    with torch.no_grad():
+        for name, values in scales.items():
+            vector = getattr(layers, name).ia3_l["default"]
+            vector.copy_(torch.from_numpy(values).reshape(vector.shape))
+
+
+# float64 attention and feed-forward by another route (torch's SDPA and GELU): sums of <= 40
+# products, a few ulps of the largest terms, so rtol 1e-12 with atol 1e-12 times the output's size.
+def near(reference):
+    return {"rtol": 1e-12, "atol": 1e-12 * np.abs(reference).max()}
+
+
+plain_attention, plain_ffn = reference_attention(X, Wq, Wk, Wv, heads), gelu(X @ W1) @ W2
+model, layers = peft_block(feedforward_modules=["down_proj"])
+check_true("IA3Config: every l starts at 1 (init_ia3_weights=True)",
+           all(bool(torch.all(getattr(layers, name).ia3_l["default"] == 1))
+               for name in ("k_proj", "v_proj", "down_proj")))
+attention, ffn = outputs(model)
+check_close("at init, PEFT's attention is the frozen one", attention, plain_attention,
+            **near(plain_attention))
+check_close("at init, PEFT's feed-forward is the frozen one", ffn, plain_ffn, **near(plain_ffn))
+set_scales(layers, k_proj=l_k, v_proj=l_v, down_proj=l_ff)
+check_true("feedforward_modules=['down_proj']: its l has d_ff entries, one per input (hidden unit)",
+           layers.down_proj.ia3_l["default"].shape == (1, d_ff))
+attention, ffn = outputs(model)
+card_attention, card_ffn = ia3_attention(X, Wq, Wk, Wv, l_k, l_v, heads), ia3_ffn(X, W1, W2, l_ff, gelu)
+check_close("PEFT's IA3 on k_proj, v_proj: softmax(Q (l_k K)^T / sqrt(d_k)) (l_v V)", attention,
+            card_attention, **near(card_attention))
+check_close("PEFT's IA3 on down_proj as a feed-forward module: (l_ff GELU(X W1)) W2", ffn, card_ffn,
+            **near(card_ffn))
+
+# Named in target_modules only (feedforward_modules=[]), down_proj is treated like k_proj: l scales
+# its d outputs, after W2.
+l_out = rng.uniform(0.3, 2.0, size=d)
+other, other_layers = peft_block(feedforward_modules=[])
+set_scales(other_layers, down_proj=l_out)
+_, ffn_out = outputs(other)
+check_close("pitfall: not in feedforward_modules, down_proj's l has d entries and scales W2's output",
+            ffn_out, plain_ffn * l_out, **near(plain_ffn))
+
+# Merging folds each l into its weight: W_k diag(l_k), W_v diag(l_v) and diag(l_ff) W2 in X W layout.
+# One correctly rounded product (and below one quotient) per entry, in the same order as numpy's: 1e-15.
+merged = model.merge_and_unload()
+check_close("merge_and_unload(): W_k diag(l_k), W_v diag(l_v), diag(l_ff) W2",
+            np.vstack([weight(merged.k_proj.weight).T, weight(merged.v_proj.weight).T,
+                       weight(merged.down_proj.weight).T]),
+            np.vstack([Wk * l_k, Wv * l_v, l_ff[:, None] * W2]), rtol=1e-15)
+# Unmerging divides by l + 1e-8 (a guard against l = 0), so it does not give back W_k exactly.
+model2, layers2 = peft_block(feedforward_modules=["down_proj"])
+set_scales(layers2, k_proj=l_k)
+model2.merge_adapter()
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # PEFT's own "Unmerge result can be inaccurate", shown below
+    model2.unmerge_adapter()
+unmerged = weight(layers2.k_proj.base_layer.weight).T
+check_close("pitfall: merge then unmerge leaves W_k l_k / (l_k + 1e-8), not W_k", unmerged,
+            Wk * l_k / (l_k + 1e-8), rtol=1e-15)
+check_true("... which differs from W_k by about 1e-8 / l_k relative", np.abs(unmerged / Wk - 1).max() > 1e-9,
+           f"largest relative change {np.abs(unmerged / Wk - 1).max():.2g}")
+# --- end in code ---

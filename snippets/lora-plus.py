@@ -92,6 +92,66 @@ growth = shared[-1, 0] / shared[0, 0]
 check_true("one shared rate: the A-update grows roughly like n (16x width -> over 8x)", growth > 8,
            f"delta_A at n = 1024 over n = 64: {growth:.1f}")
 
+# --- in code: peft ---
+import torch  # noqa: E402
+from peft import LoraConfig  # noqa: E402
+from peft.optimizers import create_loraplus_optimizer  # noqa: E402
+from peft_fixture import TARGET, adapt, load_factors, weight  # noqa: E402
+
+# Two Adam steps of the card's A and B (check 1's point and gradients, then new gradients), by the
+# card's loraplus_step and by PEFT's create_loraplus_optimizer on its LoRA layer (lora_A is A, r x k).
+grads2 = {"A": rng.normal(size=(r, k)), "B": rng.normal(size=(d, r))}
+states = fresh_states(params)
+card_two = loraplus_step(loraplus_step(params, grads, states, 1, lr_A, ratio), grads2, states, 2, lr_A, ratio)
+
+
+def peft_two_steps(optimizer_cls=torch.optim.Adam, use_dora=False, **options):
+    """create_loraplus_optimizer(model, optimizer_cls, lr=eta_A, loraplus_lr_ratio=lambda) run for two
+    steps on the card's gradients: the new A and B, and the optimizer and layer."""
+    model, layer = adapt(rng.normal(size=(d, k)), LoraConfig(r=r, lora_alpha=r, target_modules=[TARGET],
+                                                             use_dora=use_dora))
+    load_factors(layer, params["A"], params["B"])
+    optimizer = create_loraplus_optimizer(model, optimizer_cls, lr=lr_A, loraplus_lr_ratio=ratio, eps=1e-12,
+                                          **options)
+    for g in (grads, grads2):
+        layer.lora_A["default"].weight.grad = torch.from_numpy(g["A"])
+        layer.lora_B["default"].weight.grad = torch.from_numpy(g["B"])
+        optimizer.step()
+    return {"A": weight(layer.lora_A["default"].weight), "B": weight(layer.lora_B["default"].weight)}, \
+        optimizer, layer
+
+
+def both(adapter):
+    """A and B as one flat vector."""
+    return np.concatenate([adapter["A"].ravel(), adapter["B"].ravel()])
+
+
+# The steps are about 1e-3 on entries of size <= 4, each rounded to a few ulps of the entry: atol
+# 1e-12 (the wrong rate on either matrix moves it by 1e-4 or more).
+peft_two, optimizer, _ = peft_two_steps()
+check_close("create_loraplus_optimizer(Adam): two steps = the card's, eta_B = lambda eta_A",
+            both(peft_two), both(card_two), rtol=0, atol=1e-12)
+check_true("its groups: lora_A at lr, lora_B at loraplus_lr_ratio * lr",
+           sorted({g["lr"] for g in optimizer.param_groups if g["params"]}) == [lr_A, ratio * lr_A])
+
+# The groups set their own weight_decay from loraplus_weight_decay (default 0), so AdamW's
+# weight_decay passed alongside is overridden: the run is plain Adam's.
+ignored, _, _ = peft_two_steps(torch.optim.AdamW, weight_decay=0.1)
+check_close("pitfall: weight_decay=0.1 is ignored (AdamW then steps as the card's Adam)",
+            both(ignored), both(card_two), rtol=0, atol=1e-12)
+decayed, _, _ = peft_two_steps(torch.optim.AdamW, loraplus_weight_decay=0.1)
+check_true("loraplus_weight_decay=0.1 is the one that decays",
+           np.abs(decayed["A"] - card_two["A"]).max() > 1e-6,
+           f"A moves by {np.abs(decayed['A'] - card_two['A']).max():.2g} more")
+
+# Every trainable 1-D tensor joins lora_B's group: DoRA's magnitude m gets lambda eta_A too.
+_, dora_optimizer, dora_layer = peft_two_steps(use_dora=True)
+magnitude = dora_layer.lora_magnitude_vector["default"].weight
+check_true("pitfall: with use_dora=True, the magnitude vector also gets lambda eta_A",
+           [g["lr"] for g in dora_optimizer.param_groups if any(q is magnitude for q in g["params"])]
+           == [ratio * lr_A])
+# --- end in code ---
+
 fig, ax = figure("Output change from each adapter matrix (toy model, step 2)", "width n", "|output change|")
 ax.loglog(widths, plus[:, 0], "o-", label=r"LoRA+: from $A$")
 ax.loglog(widths, plus[:, 1], "s-", label=r"LoRA+: from $B$")

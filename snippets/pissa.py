@@ -67,6 +67,60 @@ k = np.arange(1, n + 1)
 check_close("the frozen residual's share of ||W||_F^2 = sum_{i>6} i^-2 / sum_{i<=32} i^-2 (7.6%)", share,
             np.sum(1.0 / k[r:] ** 2) / np.sum(1.0 / k**2), rtol=1e-10)
 
+# --- in code: peft ---
+import torch  # noqa: E402
+from peft import LoraConfig  # noqa: E402
+from peft_fixture import TARGET, adapt, run, weight  # noqa: E402
+
+
+def peft_pissa(lora_alpha, dtype=torch.float32):
+    """PEFT's PiSSA init of nn.Linear(m, n), whose weight is W^T (output x input): lora_A (r x m) is
+    the card's A^T and lora_B (n x r) its B^T. Returns the model, A, B and the residual in the card's
+    layout."""
+    config = LoraConfig(r=r, lora_alpha=lora_alpha, init_lora_weights="pissa", target_modules=[TARGET])
+    model, layer = adapt(W.T, config, dtype=dtype)
+    return (model, weight(layer.lora_A["default"].weight).T, weight(layer.lora_B["default"].weight).T,
+            weight(layer.base_layer.weight).T)
+
+
+# PEFT refuses float64 and takes the SVD in float32, whose backward error is a few eps32 ||W||_2:
+# atol 64 eps32 ||W||_2 for the residual and A B. A singular vector moves by that over the gap to
+# its neighbours (10/6 - 10/7 at its smallest) and carries sqrt(sigma_1) at most in a factor.
+eps32 = np.finfo(np.float32).eps
+svd_atol = 64 * eps32 * np.linalg.norm(W, 2)
+factor_atol = svd_atol * np.sqrt(10.0) / (10 / 6 - 10 / 7)
+model, A_peft, B_peft, res_peft = peft_pissa(lora_alpha=r)
+check_close("init_lora_weights='pissa', lora_alpha = r: the frozen base weight is W_res^T", res_peft, W_res,
+            rtol=0, atol=svd_atol)
+check_close("the adapter's lora_A^T lora_B^T is A B", A_peft @ B_peft, A @ B, rtol=0, atol=svd_atol)
+# Each singular pair (u_i, v_i) is defined up to a common sign, which LAPACK picks: compare the
+# factors after turning each column the card's way (their product does not depend on it).
+signs = np.sign(np.sum(A_peft * A, axis=0))
+check_close("lora_A^T = A, up to the sign of each singular pair", A_peft * signs, A, rtol=0, atol=factor_atol)
+check_close("lora_B^T = B, with the same signs", B_peft * signs[:, None], B, rtol=0, atol=factor_atol)
+X = rng.normal(size=(5, m))
+# A float32 sum of m = 48 products: 64 eps32 times the sum of their sizes.
+check_close("the model is unchanged at initialization: Y = X W", run(model, X), X @ W, rtol=0,
+            atol=64 * eps32 * (np.abs(X) @ np.abs(W)).max())
+
+# With lora_alpha != r, PEFT divides the singular values by alpha / r before the split, so that
+# (alpha / r) A B is still the top-r part: each factor is the card's over sqrt(alpha / r).
+scale = 8 / r
+_, A8, B8, res8 = peft_pissa(lora_alpha=8)
+signs8 = np.sign(np.sum(A8 * A, axis=0))
+check_close("pitfall: lora_alpha defaults to 8, so at r = 6 lora_A^T = A / sqrt(8/6)",
+            A8 * signs8 * np.sqrt(scale), A, rtol=0, atol=factor_atol)
+check_close("... and (alpha / r) lora_A^T lora_B^T is still A B, the residual still W_res",
+            [scale * A8 @ B8, res8], [A @ B, W_res], rtol=0, atol=svd_atol)
+try:
+    peft_pissa(lora_alpha=r, dtype=torch.float64)
+    refused = ""
+except TypeError as error:
+    refused = str(error)
+check_true("pitfall: a float64 weight is refused (the SVD runs in float32, bfloat16 or float16)",
+           "float32" in refused, refused[:80])
+# --- end in code ---
+
 fig, ax = figure("Where PiSSA puts the spectrum", "singular value index i", "singular value")
 i = np.arange(1, n + 1)
 ax.semilogy(i, np.linalg.svd(W, compute_uv=False), "o", label="W")

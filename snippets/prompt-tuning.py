@@ -70,6 +70,60 @@ check_close("input embeddings do not depend on P", prompt_tuned_input(soft + bum
 check_true("p e parameters: 100 x 4096 = 409,600 (< 0.01% of 11B)", 100 * 4096 == 409_600
            and 409_600 / 11e9 < 1e-4 and soft.size == p * e)
 
+# --- in code: peft ---
+import warnings  # noqa: E402
+
+import torch  # noqa: E402
+from peft import PromptTuningConfig, get_peft_model  # noqa: E402
+from peft_fixture import FrozenLM, weight  # noqa: E402
+
+
+def peft_prompt_tuning(**options):
+    """PEFT's prompt tuning of the card's frozen model (FrozenLM adds the positions and runs
+    frozen_model): the PEFT model, the frozen LM (which records what it was given) and the prompt."""
+    lm = FrozenLM(E, lambda h, cache, mask: frozen_model(h.numpy() + pos[: h.shape[1]]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # transformers' own deprecation notice
+        model = get_peft_model(lm, PromptTuningConfig(task_type="CAUSAL_LM", num_virtual_tokens=p, **options))
+    return model, lm, model.prompt_encoder["default"].embedding.weight
+
+
+torch.manual_seed(0)
+model, lm, prompt = peft_prompt_tuning()
+check_true("pitfall: the soft prompt is a float32 nn.Embedding even when the model is float64",
+           prompt.dtype == torch.float32 and lm.embed.weight.dtype == torch.float64)
+trainable = model.get_nb_trainable_parameters()[0]
+check_true("only P trains: get_nb_trainable_parameters() = p e", trainable == p * e,
+           f"{trainable} vs {p * e}")
+# The card's P, rounded to float32 (the prompt's dtype): the rest is exact, a copy and a concatenation.
+P32 = P_tasks[0].astype(np.float32).astype(np.float64)
+with torch.no_grad():
+    prompt.copy_(torch.from_numpy(P32))
+labels = rng.integers(0, V, size=(3, n))
+out = model(input_ids=torch.from_numpy(ids), attention_mask=torch.ones(3, n, dtype=torch.long),
+            labels=torch.from_numpy(labels))
+check_close("PEFT hands the frozen model h0 = [P; E x]", weight(lm.seen["inputs_embeds"]),
+            prompt_tuned_input(P32, E, ids, np.zeros_like(pos)), rtol=0, atol=0)
+check_close("the frozen model's output on it is the card's", weight(out.logits),
+            frozen_model(prompt_tuned_input(P32, E, ids, pos)), rtol=0, atol=0)
+check_true("pitfall: the output has p + n positions; the input tokens' are the last n",
+           tuple(out.logits.shape) == (3, p + n, e), f"shape {tuple(out.logits.shape)}")
+check_true("the loss is -log p(y | [P; E x]) on y only: labels get p leading -100s, the mask p ones",
+           np.array_equal(lm.seen["labels"].numpy(), np.hstack([np.full((3, p), -100), labels]))
+           and np.array_equal(lm.seen["attention_mask"].numpy(), np.ones((3, p + n))))
+
+# Initialization: PEFT's default, RANDOM, draws P from N(0, 1) as nn.Embedding does; Lester et al.
+# start from vocabulary embeddings, which SAMPLE_VOCAB does (rows of E, rounded to float32).
+random_prompt = weight(peft_prompt_tuning()[2])
+gap_to_vocab = np.abs(random_prompt[:, None, :] - E[None]).max(axis=2).min(axis=1)
+check_true("pitfall: prompt_tuning_init defaults to RANDOM: no prompt vector is a token embedding",
+           bool(np.all(gap_to_vocab > 0.1)), f"closest token embedding at {gap_to_vocab.min():.2f}")
+sampled = weight(peft_prompt_tuning(prompt_tuning_init="SAMPLE_VOCAB")[2])
+gap_to_vocab = np.abs(sampled[:, None, :] - E.astype(np.float32)[None]).max(axis=2).min(axis=1)
+check_true("prompt_tuning_init='SAMPLE_VOCAB': every prompt vector is a row of E",
+           bool(np.all(gap_to_vocab == 0)), f"largest distance to a row of E {gap_to_vocab.max():.2g}")
+# --- end in code ---
+
 fig, ax = figure("How much each input token attends to the soft prompt", "input token position",
                  "attention mass on the prompt")
 hh = prompt_tuned_input(P_tasks[0] * 3.0, E, ids[:1], pos)

@@ -138,6 +138,75 @@ def calculator_row(N, block, const_block):
 
 
 cardcalc.table(calculator_row, cardcalc.grid(N=(1, 6.5e9, 65e9), block=(32, 64, 256), const_block=(16, 256)))
+# --- in code: bitsandbytes ---
+import torch  # noqa: E402
+from bitsandbytes import functional as bnb_functional  # noqa: E402
+
+# bnb quantizes float32 (or 16-bit) weights in nn.Linear's layout, W^T (d_out x d_in); the card's
+# functions run on the same float32 values.
+W32 = W.astype(np.float32).astype(float)
+weight_t = torch.from_numpy(W32.T.copy())
+packed, state = bnb_functional.quantize_4bit(weight_t.float(), blocksize=64, quant_type="nf4",
+                                             compress_statistics=False)
+check_close("bnb's NF4 code table = the card's 16 levels (float32)", state.code.double().numpy(), levels,
+            rtol=5e-7)
+codes_t, absmax_t = quantize_nf4(W32.T.ravel(), levels)
+check_close("quantize_4bit(W^T, 'nf4', blocksize=64): one absmax per 64 weights, the card's",
+            state.absmax.numpy(), absmax_t, rtol=0, atol=0)
+# float32 levels times a float32 absmax: one rounding each, so 2 eps32 times the largest absmax.
+eps32 = np.finfo(np.float32).eps
+check_close("dequantize_4bit = levels[codes] * absmax, code for code",
+            bnb_functional.dequantize_4bit(packed, state).double().numpy(),
+            (levels[codes_t] * absmax_t[:, None]).reshape(d_out, d_in), rtol=0,
+            atol=2 * eps32 * absmax_t.max())
+check_true("pitfall: the blocks run along rows of W^T (d_out x d_in), so they hold other weights than W's",
+           not np.allclose(np.sort(absmax_t), np.sort(quantize_nf4(W32.ravel(), levels)[1])))
+
+_, nested = bnb_functional.quantize_4bit(weight_t.float(), blocksize=64, quant_type="nf4",
+                                        compress_statistics=True)
+check_true("compress_statistics=True: 8-bit constants in blocks of 256, their mean subtracted first",
+           nested.nested and nested.state2.blocksize == 256 and nested.absmax.dtype == torch.uint8
+           and abs(nested.offset.item() - absmax_t.mean()) <= 1e-6 * absmax_t.mean())
+steps = np.diff(nested.state2.code.double().numpy())
+check_true("pitfall: the 8 bits index bnb's dynamic (non-uniform) code, not evenly spaced integers",
+           steps.max() > 10 * steps.min(), f"code steps from {steps.min():.2g} to {steps.max():.2g}")
+# --- end in code ---
+
+# --- in code: peft ---
+from bitsandbytes.nn import Linear4bit, Params4bit  # noqa: E402
+from peft import LoraConfig, get_peft_model  # noqa: E402
+
+
+class QuantizedLayer(torch.nn.Module):
+    """The card's W as bitsandbytes' Linear4bit: NF4 with double quantization, float32 compute."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = Linear4bit(d_in, d_out, bias=False, compute_dtype=torch.float32, quant_type="nf4",
+                               compress_statistics=True)
+        # Params4bit quantizes when it is moved to a device, here the CPU.
+        self.proj.weight = Params4bit(weight_t.float(), requires_grad=False, quant_type="nf4", blocksize=64,
+                                      compress_statistics=True).to("cpu")
+
+    def forward(self, x):
+        return self.proj(x)
+
+
+model = get_peft_model(QuantizedLayer(), LoraConfig(r=r, lora_alpha=alpha, target_modules=["proj"]))
+layer = model.base_model.model.proj
+with torch.no_grad():
+    layer.lora_A["default"].weight.copy_(torch.from_numpy(L1.T))
+    layer.lora_B["default"].weight.copy_(torch.from_numpy(L2.T))
+    Y = model(torch.from_numpy(X).float()).double().numpy()
+base = layer.get_base_layer().weight
+W_bnb = bnb_functional.dequantize_4bit(base.data, base.quant_state).double().numpy().T
+L1_32, L2_32 = L1.astype(np.float32).astype(float), L2.astype(np.float32).astype(float)
+X32 = X.astype(np.float32).astype(float)
+# float32 sums of d_in = 256 products: 64 eps32 times the sum of their sizes.
+sizes = np.abs(X32) @ (np.abs(W_bnb) + alpha / r * np.abs(L1_32) @ np.abs(L2_32))
+check_close("PEFT's LoRA on Linear4bit: Y = X doubleDequant(W) + (alpha / r) X L1 L2", Y,
+            X32 @ W_bnb + alpha / r * (X32 @ L1_32) @ L2_32, rtol=0, atol=64 * eps32 * sizes.max())
+# --- end in code ---
 
 fig, ax = figure("NF4 levels vs a uniform 4-bit grid", "value (in units of the block absmax)", "")
 ax.plot(levels, np.full(16, 1.0), "o", label="NF4 (normal quantiles)")

@@ -95,6 +95,51 @@ import cardcalc  # noqa: E402
 cardcalc.table(lambda alpha, r: {"gamma": adapter_scale(alpha, r),
                                  "gamma_lora": adapter_scale(alpha, r, rank_stabilized=False)},
                cardcalc.grid(alpha=(0.5, 16, 32), r=(1, 4, 64, 2048)))
+# --- in code: peft ---
+import torch  # noqa: E402
+from peft import LoraConfig  # noqa: E402
+from peft_fixture import TARGET, adapt, load_factors, run  # noqa: E402
+
+# float64 sums of <= 40 products in another order than numpy's: a few ulps of the largest terms, so
+# rtol 1e-12 and an atol of 1e-12 times the largest output (the other scaling is off by sqrt(8)).
+near = {"rtol": 1e-12, "atol": 1e-12 * np.abs(adapted_forward(W0, A, B, X, alpha)).max()}
+model, layer = adapt(W0, LoraConfig(r=r, lora_alpha=alpha, use_rslora=True, target_modules=[TARGET]))
+load_factors(layer, A, B)
+check_true("LoraConfig(use_rslora=True): scaling = lora_alpha / sqrt(r)",
+           layer.scaling["default"] == adapter_scale(alpha, r), f"scaling {layer.scaling['default']}")
+check_close("use_rslora=True: the layer's forward = W0 x + alpha / sqrt(r) B A x",
+            run(model, X.T).T, adapted_forward(W0, A, B, X, alpha), **near)
+lora_model, lora_layer = adapt(W0, LoraConfig(r=r, lora_alpha=alpha, target_modules=[TARGET]))
+load_factors(lora_layer, A, B)
+check_close("pitfall: use_rslora defaults to False, LoRA's alpha / r: sqrt(8) times smaller",
+            run(lora_model, X.T).T, adapted_forward(W0, A, B, X, alpha, rank_stabilized=False), **near)
+
+
+def peft_step_change(r_: int, stabilized: bool, lr: float = 1e-3):
+    """One SGD step of peft's lora_B from zero, by torch's autograd, on the loss v^T h at one input
+    x: the change of the output, and what the card predicts, -lr gamma_r^2 |A x|^2 v. The frozen
+    weight is zero, as in check 3 (it adds the same W0 x before and after the step), so the output
+    is the change itself, free of the cancellation of subtracting W0 x."""
+    A_ = rng.normal(size=(r_, k)) / np.sqrt(k)
+    x, v = X[:, 0], rng.normal(size=d)
+    config = LoraConfig(r=r_, lora_alpha=alpha, use_rslora=stabilized, target_modules=[TARGET])
+    step_model, step_layer = adapt(np.zeros_like(W0), config)
+    load_factors(step_layer, A_, np.zeros((d, r_)))
+    (step_model(torch.from_numpy(x)) @ torch.from_numpy(v)).backward()
+    with torch.no_grad():
+        step_layer.lora_B["default"].weight -= lr * step_layer.lora_B["default"].weight.grad
+    predicted = -lr * adapter_scale(alpha, r_, stabilized) ** 2 * np.sum((A_ @ x) ** 2) * v
+    return run(step_model, x), predicted
+
+
+# The gradient flows through the same factor: the first step's output change is gamma_r^2 |A x|^2
+# lr |v| for either scaling, as in check 3 (a float64 gradient of a short sum: rtol 1e-12).
+for r_ in (2, 32):
+    for stabilized in (True, False):
+        change, predicted = peft_step_change(r_, stabilized)
+        check_close(f"peft, use_rslora={stabilized}, r = {r_}: first SGD step on lora_B changes h by "
+                    "-lr gamma_r^2 |A x|^2 v", change, predicted, rtol=1e-12)
+# --- end in code ---
 
 fig, ax = figure("Output change after one step from B = 0", "adapter rank r",
                  "change / (lr |v| sigma^2 |x|^2)")

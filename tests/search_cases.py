@@ -141,6 +141,18 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("BM25L", "bm25l"),
     ("LBFGS temperature", "temperature-scaling"),
     ("MultivariateNormal entropy", "gaussian-entropy"),
+    # batch ic-peft (parameter-efficient fine-tuning, Hugging Face PEFT): each card's main library call,
+    # where the search finds it (LoraConfig, called by five cards, ranks rslora, dora, pissa above lora)
+    ("use_rslora", "rslora"),
+    ("use_dora", "dora"),
+    ("IA3Config", "ia3"),
+    ("PromptTuningConfig", "prompt-tuning"),
+    ("PrefixTuningConfig", "prefix-tuning"),
+    ("create_loraplus_optimizer", "lora-plus"),
+    ("AdaLoraConfig", "adalora"),
+    ("quantize_4bit", "qlora"),
+    ("BertModel", "bitfit"),
+    ("GaLoreAdamW", "galore"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

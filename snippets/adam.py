@@ -72,6 +72,23 @@ check_close("update invariant to gradient scale", thetas_big, thetas, rtol=1e-5)
 check_close("default arguments == the paper's defaults (0.001, 0.9, 0.999, 1e-8)",
             adam(grads, theta0)[0], adam(grads, theta0, 0.001, 0.9, 0.999, 1e-8)[0], rtol=1e-15)
 
+# The page's calculator is checked against adam run for t steps on a constant gradient: the moments it
+# returns, the step it takes at t, and the step the uncorrected moments would give, at t = 1 (the largest
+# bias) to 1000 and for gradients above and below epsilon.
+import cardcalc  # noqa: E402
+
+
+def constant_gradient_step(g, eta, beta_1, beta_2, epsilon, t):
+    path, ms, vs = adam(np.full((t, 1), g), np.zeros(1), eta, beta_1, beta_2, epsilon)
+    before = path[-2, 0] if t > 1 else 0.0
+    return {"m": ms[-1, 0], "v": vs[-1, 0], "step": before - path[-1, 0],
+            "raw": eta * ms[-1, 0] / (np.sqrt(vs[-1, 0]) + epsilon)}
+
+
+cardcalc.table(constant_gradient_step,
+               cardcalc.grid(g=(-3.0, 1e-9, 2.5), eta=(1e-3, 0.5), beta_1=(0.0, 0.9), beta_2=(0.95, 0.999),
+                             epsilon=(1e-8, 1e-6), t=(1, 2, 10, 1000)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 

@@ -67,6 +67,14 @@ check_true("unscaled softmax saturates at large d_k, scaled does not",
            raw_max[-1] > 0.8 and scaled_max[-1] < 0.2,
            f"mean max weight at d_k=1024: {raw_max[-1]:.2f} unscaled, {scaled_max[-1]:.2f} scaled")
 
+# The page's calculator is checked against score_variance, with zero, positive and negative means.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda d_k, mu_q, mu_k: {"var": score_variance(d_k, mu_q, mu_k),
+                                        "sd": np.sqrt(score_variance(d_k, mu_q, mu_k)),
+                                        "var_scaled": score_variance(d_k, mu_q, mu_k) / d_k},
+               cardcalc.grid(d_k=(1, 4, 64, 128, 4096), mu_q=(0.0, 0.5, -2.0), mu_k=(0.0, 0.25, -1.5)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402

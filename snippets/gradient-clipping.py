@@ -57,6 +57,20 @@ per_tensor = np.concatenate([(g * min(1.0, c / np.linalg.norm(g))).ravel() for g
 cos_pt = per_tensor @ flat / (np.linalg.norm(per_tensor) * np.linalg.norm(flat))
 check_true("per-tensor clipping rotates the update", cos_pt < 0.99, f"cosine {cos_pt:.3f}")
 
+# The page's calculator is checked against clip_global_norm on a gradient of two tensors whose norms are
+# 0.6 and 0.8 of the total, inside the ball, on its edge and far outside it.
+import cardcalc  # noqa: E402
+
+
+def clip_scale(g_norm, c):
+    """The factor clip_global_norm applies and the clipped global norm, for a gradient of norm g_norm."""
+    parts = [np.array([0.6 * g_norm]), np.array([0.8 * g_norm])]
+    clipped, _ = clip_global_norm(parts, c)
+    return {"s": clipped[1][0] / parts[1][0], "n": np.sqrt(sum(float(g @ g) for g in clipped))}
+
+
+cardcalc.table(clip_scale, cardcalc.grid(g_norm=(1e-3, 0.5, 1.0, 2.5, 1e4), c=(0.1, 1.0, 5.0)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 

@@ -109,6 +109,21 @@ check_close("pooling heads that are already tied within groups is exact",
                                     WO, H, G),
             per_head_reference(x, WQ, WK_shared, WV_shared, WO, H, lambda h: h), rtol=1e-12, atol=1e-14)
 
+# The page's calculator is checked against kv_head_of on these (H, G) pairs: G read off as the number of
+# distinct key/value heads g(h) reaches and H/G as the size of each group, from MQA (G = 1) to MHA (G = H).
+import cardcalc  # noqa: E402
+
+
+def cache_budget(h, h_kv, d_h):
+    """The cache numbers per position and layer, its fraction of MHA's and the group size, from g(h)."""
+    groups = np.bincount(kv_head_of(h, h_kv))
+    return {"n_kv": 2 * groups.size * d_h, "f": groups.size / h, "r": groups[0]}
+
+
+cardcalc.table(cache_budget, [{"h": H, "h_kv": G, "d_h": d_h} for H, G in
+                              ((1, 1), (8, 1), (8, 2), (8, 8), (32, 8), (64, 8), (96, 96), (71, 1))
+                              for d_h in (64, 128)])
+
 # The In code sections' inputs: G = 2 key/value heads for the H = 8 query heads.
 G = 2
 draw = np.random.default_rng(1)

@@ -89,6 +89,14 @@ winners = {a: max(lengths, key=lambda k: gnmt_score(log_p[k], lengths[k], a)) fo
 check_true("winner moves short -> medium -> long as alpha grows", winners == probe,
            ", ".join(f"alpha {a:.2f}: {w}" for a, w in winners.items()))
 
+# The page's calculator is checked against length_penalty, gnmt_score and simple_score for one candidate,
+# at negative, zero and positive alpha and from one token to a thousand.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda log_p, T, alpha: {"lp": length_penalty(T, alpha), "s": gnmt_score(log_p, T, alpha),
+                                        "s_plain": simple_score(log_p, T, alpha)},
+               cardcalc.grid(log_p=(-0.5, -12.0, -300.0), T=(1, 7, 20, 1000), alpha=(-1, 0, 0.6, 1, 2)))
+
 alphas = np.linspace(0, 1.5, 301)
 fig, ax = figure("Which beam candidate wins as the length penalty grows",
                  r"length-penalty strength $\alpha$", "score  (higher wins)")

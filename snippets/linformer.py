@@ -75,6 +75,21 @@ V2[-1] += 1.0
 check_true("changing the last value changes the output at position 0",
            np.abs(linformer_attention(Q, K, V2, E, F)[0] - out[0]).max() > 1e-3)
 
+# The page's calculator is checked against linformer_attention: with F V = I its output is the context map,
+# whose entries it counts, and with E = F = I_n (k = n) it is full attention's n x n map.
+import cardcalc  # noqa: E402
+
+
+def map_entries(n, k):
+    draw = np.random.default_rng(n + k)
+    q_k = draw.normal(size=(n, 2))
+    projected = linformer_attention(q_k, q_k, np.eye(n, k), draw.normal(size=(k, n)), np.eye(k, n)).size
+    full = linformer_attention(q_k, q_k, np.eye(n), np.eye(n), np.eye(n)).size
+    return {"P": projected, "f": projected / full}
+
+
+cardcalc.table(map_entries, [{"n": n, "k": k} for n in (1, 64, 1024) for k in (1, 16, 256) if k <= n])
+
 # --- in code: torch ---
 import torch  # noqa: E402
 

@@ -10,10 +10,14 @@ from scipy.special import log_softmax, softmax
 
 
 # --- formula ---
-# few mutants: z = h W_U + b_U: one product, one sum and the bias default of 0
 def lm_head(h, W_U, b_U=0):
     """z_t = h_t W_U + b_U: one logit per vocabulary entry for every position."""
     return h @ W_U + b_U
+
+
+def head_parameters(d, V, bias=False):
+    """W_U holds d V weights; the optional bias b_U adds V more."""
+    return d * V + (V if bias else 0)
 # --- end formula ---
 
 
@@ -72,3 +76,16 @@ check_close("optimal bias: softmax(b_U) = unigram frequencies", softmax(fit.x), 
 check_close("head on the last row == last row of the full head", lm_head(h[-1], W_U, b_U),
             lm_head(h, W_U, b_U)[-1], rtol=1e-14, atol=1e-15)
 check_true("softmax over V sums to 1 at every position", np.allclose(p.sum(-1), 1, atol=1e-14))
+
+# 5. Parameters: the head's arrays above, with the bias and without it (GPT-2, LLaMA).
+check_close("head parameters with the bias = W_U and b_U", head_parameters(d, V, bias=True),
+            W_U.size + b_U.size, rtol=0)
+check_close("without the bias: d V", head_parameters(d, V), W_U.size, rtol=0)
+
+# The page's calculator is checked against head_parameters and against the logits lm_head returns (their
+# count, T V), on widths and vocabularies small enough to run the product.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda T, d, V: {"P": head_parameters(d, V), "P_b": head_parameters(d, V, bias=True),
+                                "n_z": lm_head(np.zeros((T, d)), np.zeros((d, V))).size},
+               cardcalc.grid(T=(1, 3, 64), d=(1, 7, 64), V=(1, 11, 1000)))

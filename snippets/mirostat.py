@@ -118,6 +118,13 @@ for tau in (3.0, 5.0):
                f"mean {late:.3f} bits (perplexity {2 ** late:.2f} vs {2 ** tau:.2f}); "
                f"mu in [{M[steps // 2:].min():.2f}, {M[steps // 2:].max():.2f}]")
 
+# The page's calculator is checked against mirostat_k, for fitted exponents just above 1 to 2, mu from
+# 0 to 20 bits and vocabularies from 2 tokens to Llama 3's.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda s_hat, mu, N: mirostat_k(s_hat, mu, N),
+               cardcalc.grid(s_hat=(1.001, 1.1, 2.0), mu=(0.0, 3.0, 10.0, 20.0), N=(2, 100, 32000, 128256)))
+
 # --- in code: transformers ---
 from hf_table_lm import processed_probs  # noqa: E402
 from transformers import TopKLogitsWarper  # noqa: E402

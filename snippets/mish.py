@@ -100,6 +100,13 @@ ax.axhline(mish_decimal(x_star), color="gray", ls=":", lw=0.8)
 ax.set_ylim(-1, 3)
 ax.legend()
 
+# The page's calculator is checked against mish and mish_grad, from where e^x underflows to where it
+# overflows, through the minimum near x = -1.19 and 0.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda x: {"y": float(mish(np.float64(x))), "dy": float(mish_grad(np.float64(x)))},
+               cardcalc.grid(x=(-800.0, -40.0, -5.0, -1.19, -0.5, 0.0, 0.5, 2.0, 20.0, 800.0)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402

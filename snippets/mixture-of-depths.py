@@ -83,6 +83,26 @@ numeric = np.array([(mod_block(x, w_router + h * e, block, C)[0].sum()
 check_close("router gradient by central differences", numeric, analytic, rtol=1e-6, atol=2e-7)
 
 # Compute: attention over C chosen tokens costs (C/S)^2 of the full block's score matrix, the MLP C/S.
+# The page's calculator is checked against mod_block: the rows its block receives give C, hence beta, the
+# per-token work C/S and the attention scores among the chosen, C^2 of S^2, from C = 1 to C = S.
+import cardcalc  # noqa: E402
+
+
+def capacity_budget(C, S):
+    """Run one MoD block on S random tokens and read C off the rows its block is given."""
+    seen = []
+
+    def recording_block(chosen_rows):
+        seen.append(len(chosen_rows))
+        return chosen_rows
+
+    mod_block(np.random.default_rng(S).normal(size=(S, 4)), np.ones(4), recording_block, C)
+    return {"beta": 1 - seen[0] / S, "work": seen[0] / S, "scores": seen[0] ** 2 / S**2}
+
+
+cardcalc.table(capacity_budget,
+               [{"C": C, "S": S} for S in (1, 8, 64, 2048) for C in (1, 8, 256, 2048) if C <= S])
+
 caps = np.array([1, 2, 4, 8, 16])
 fig, ax = figure("Cost of one MoD block against a full block", "capacity C / S", "fraction of the full cost")
 ax.plot(caps / S, caps / S, "o-", label="per-token work (projections, MLP): C/S")

@@ -96,6 +96,13 @@ for h_q in (8, 32, 64):
 check_true("K/V projection parameters: 2 d d_h = 2 d^2 / H",
            WK.size + WV.size == 2 * d * d // H, f"{WK.size + WV.size} vs {2 * d * d // H}")
 
+# The page's calculator is checked against kv_cache_elements for one position, with one KV head and with H.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda H, d_h: {"n_mqa": kv_cache_elements(1, d_h),
+                               "n_mha": kv_cache_elements(1, d_h, kv_heads=H)},
+               cardcalc.grid(H=(1, 8, 71, 128), d_h=(1, 64, 128, 256)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402

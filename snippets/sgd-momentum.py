@@ -74,6 +74,20 @@ rho = np.max(np.abs(np.linalg.eigvals(T)))
 check_close("spectral radius = (sqrt k - 1)/(sqrt k + 1)", rho,
             (np.sqrt(kappa) - 1) / (np.sqrt(kappa) + 1), rtol=1e-4)
 
+# The page's calculator is checked against momentum_sgd on a constant gradient: the step it takes at t,
+# read off its path, and the velocity that step implies, from plain SGD (mu = 0) to mu = 0.99 and t = 1000.
+import cardcalc  # noqa: E402
+
+
+def constant_gradient_step(g, eta, mu, t):
+    path = momentum_sgd(lambda theta: np.full(1, g), np.zeros(1), [eta] * t, mu)
+    step = path[-2, 0] - path[-1, 0]
+    return {"step": step, "v": step / eta}
+
+
+cardcalc.table(constant_gradient_step,
+               cardcalc.grid(g=(-2.0, 0.5), eta=(0.01, 1.0), mu=(0.0, 0.5, 0.9, 0.99), t=(1, 2, 10, 1000)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 

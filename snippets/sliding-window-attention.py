@@ -85,6 +85,24 @@ for _ in range(1, 6):
 check_true("receptive field of the last token after L = 1..5 layers is L (w - 1) + 1",
            fields == [L * (w - 1) + 1 for L in range(1, 6)], f"{fields}")
 
+# The page's calculator is checked against window_mask: the receptive field by propagating the last
+# token's reach back through L layers (in a sequence of L w + 1 tokens, long enough to hold it), the
+# keys of the last query, and the band's entries against the full causal mask's (w = T).
+import cardcalc  # noqa: E402
+
+
+def window_budget(w, L, T):
+    band = window_mask(T, w)
+    chain = window_mask(L * w + 1, w).astype(float)
+    reach = np.zeros(L * w + 1)
+    reach[-1] = 1.0
+    for _ in range(L):
+        reach = (reach @ chain > 0).astype(float)
+    return {"R": reach.sum(), "k": band[-1].sum(), "S": band.sum(), "f": band.sum() / window_mask(T, T).sum()}
+
+
+cardcalc.table(window_budget, cardcalc.grid(w=(1, 2, 7, 64), L=(1, 3, 8), T=(1, 5, 64, 1000)))
+
 # --- in code: torch ---
 import warnings  # noqa: E402
 

@@ -18,6 +18,11 @@ def swish(u: np.ndarray, beta: float = 1.0) -> np.ndarray:
 def ffn_swiglu(x, w_gate, w_up, w_down):
     """(Swish_1(x W_gate) * (x W_up)) W_down, no biases."""
     return (swish(x @ w_gate) * (x @ w_up)) @ w_down
+
+
+def ffn_weights(d, d_ff):
+    """Weights of one SwiGLU FFN: W_gate and W_up (d x d_ff) and W_down (d_ff x d), no biases."""
+    return 3 * d * d_ff
 # --- end formula ---
 
 
@@ -53,6 +58,21 @@ res = minimize_scalar(lambda v: float(swish(np.array(v))), bounds=(-5, 0), metho
 w = float(lambertw(1 / math.e).real)
 check_close("argmin of SiLU = -1 - W(1/e)", res.x, -1 - w, rtol=1e-6)
 check_close("min of SiLU = -W(1/e) ~ -0.2785", res.fun, -w, rtol=1e-9)
+
+# Weights: the three matrices above, and Shazeer's budget match (d = 768: SwiGLU at d_ff = 2048 holds as
+# many weights as the two-matrix ReLU baseline at 3072), and 8 d^2 at d_ff = 8d/3.
+check_close("weights of W_gate, W_up, W_down = 3 d d_ff", ffn_weights(d, d_ff), Wg.size + Wu.size + Wd.size,
+            rtol=0)
+check_close("Shazeer: SwiGLU at d_ff = 2048 = ReLU FFN at 3072 (2 d x 3072)", ffn_weights(768, 2048),
+            2 * 768 * 3072, rtol=0)
+check_close("d_ff = 8d/3 gives a plain 4d MLP's 8 d^2", ffn_weights(4096, 8 * 4096 / 3), 8 * 4096**2,
+            rtol=1e-15)
+
+# The page's calculator is checked against ffn_weights, from tiny widths to d_ff = 4d and 8d/3.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda d, d_ff: {"P": ffn_weights(d, d_ff), "r": ffn_weights(d, d_ff) / (8 * d**2)},
+               cardcalc.grid(d=(1, 768, 4096, 8192), d_ff=(1, 2048, 11008, 28672, 32768)))
 
 # --- in code: torch ---
 import torch  # noqa: E402

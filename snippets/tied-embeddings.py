@@ -7,7 +7,7 @@ from scipy.special import log_softmax, softmax
 
 
 # --- formula ---
-# few mutants: z = h E^T, and dL/dE = (h^T dz)^T plus a scatter-add: two products and an index
+# few mutants: z = h E^T, dL/dE = (h^T dz)^T plus a scatter-add, and the saving V d: three products, an index
 def tied_logits(ids, E, body):
     """Embed with E, run the network body, unembed with W_U = E^T."""
     return body(E[ids]) @ E.T
@@ -19,6 +19,11 @@ def tied_grad(ids, E, dX, h, dz):
     g = dz.T @ h
     np.add.at(g, ids, dX)
     return g
+
+
+def tying_saving(V, d):
+    """Parameters saved by tying: the untied model's separate d x V unembedding W_U."""
+    return V * d
 # --- end formula ---
 
 
@@ -82,3 +87,17 @@ check_true("input side: rows of absent tokens get no gradient", np.all(np.abs(g_
 check_true("output side: every one of the V rows gets gradient",
            np.all(np.abs(g_out.T).sum(axis=1) > 1e-4))
 
+# 4. Parameters saved: the untied model's W_U, a second V x d table. GPT-2 small (V = 50257, d = 768)
+#    ties and has 124,439,808 parameters; untied it would need 38.6M more.
+check_close("saved by tying = size of the untied model's W_U", tying_saving(V, d), np.empty((d, V)).size,
+            rtol=0)
+check_close("GPT-2 small: tying saves 38.6M (to the card's three digits)", tying_saving(50257, 768), 38.6e6,
+            rtol=5e-4)
+
+# The page's calculator is checked against tying_saving, from a one-token vocabulary to Llama 3's, over the
+# untied model's size N (the share saved, and what is left once tied).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda V, d, N: {"S": tying_saving(V, d), "f": tying_saving(V, d) / N,
+                                "N_tied": N - tying_saving(V, d)},
+               cardcalc.grid(V=(1, 50257, 128256), d=(1, 768, 8192), N=(163037184, 6738415616, 70553706496)))

@@ -15,6 +15,11 @@ def relu(u):
 def ffn(x, W1, b1, W2, b2, phi=relu):
     """phi(x W1 + b1) W2 + b2, applied to every position (row of x) independently."""
     return phi(x @ W1 + b1) @ W2 + b2
+
+
+def ffn_parameters(d, d_ff, biases=True):
+    """W1 (d x d_ff) and W2 (d_ff x d), plus b1 and b2 (d_ff + d) when the model keeps them."""
+    return 2 * d * d_ff + (d_ff + d if biases else 0)
 # --- end formula ---
 
 
@@ -65,3 +70,18 @@ check_close("bias-free ReLU FFN: FFN(2.5 x) = 2.5 FFN(x)", ffn(2.5 * x, W1, zb1,
             2.5 * ffn(x, W1, zb1, W2, zb2), rtol=1e-12, atol=1e-13)
 check_true("but FFN(-x) != -FFN(x)",
            not np.allclose(ffn(-x, W1, zb1, W2, zb2), -ffn(x, W1, zb1, W2, zb2), atol=1e-3))
+
+# 5. Parameters: the four arrays above, with and without biases; Vaswani et al.'s d = 512, d_ff = 2048
+#    has 8 d^2 weights.
+check_close("parameters of W1, b1, W2, b2 = 2 d d_ff + d_ff + d", ffn_parameters(d, d_ff),
+            W1.size + b1.size + W2.size + b2.size, rtol=0)
+check_close("without biases: W1 and W2 only", ffn_parameters(d, d_ff, biases=False), W1.size + W2.size,
+            rtol=0)
+check_close("d = 512, d_ff = 2048: 8 d^2 weights", ffn_parameters(512, 2048, biases=False), 8 * 512**2,
+            rtol=0)
+
+# The page's calculator is checked against ffn_parameters, from tiny widths to GPT-3's d_ff = 4d.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda d, d_ff: {"W": ffn_parameters(d, d_ff, biases=False), "P": ffn_parameters(d, d_ff)},
+               cardcalc.grid(d=(1, 512, 12288), d_ff=(1, 2048, 49152)))

@@ -60,7 +60,8 @@ t = np.arange(1, 21)[:, None]
 check_close("constant g: m_t/(1-b1^t) = g and v_t/(1-b2^t) = g^2",
             np.hstack([m_c / (1 - b1**t), v_c / (1 - b2**t)]),
             np.hstack([np.full((20, 1), 2.5), np.full((20, 1), 6.25)]), rtol=1e-12)
-# Without the correction the early steps are far too small.
+# Without the correction m_1 alone is ten times too small; the step m_1 / sqrt(v_1) is about three
+# times too large, since v_1 is a thousand times too small (the card's common mistake).
 check_true("uncorrected m_1 is (1 - b1) g", np.isclose(m_c[0, 0], 0.1 * 2.5), f"m_1 = {m_c[0, 0]}")
 
 # 5. Scale invariance: multiplying all gradients by 1000 barely changes the trajectory.

@@ -34,7 +34,11 @@ class FieldChecker:
 
     def text(self, value: Any, at: tuple[str | int, ...], *, allow_empty: bool = False) -> str:
         name = ".".join(str(p) for p in at)
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        if isinstance(value, bool):
+            # YAML reads a bare on/off/yes/no/true/false as a boolean, so the word never arrives.
+            raise self.fail(at, f"'{name}' must be text, got the boolean {value}: YAML reads a bare on, off, "
+                                "yes, no, true or false as one; put the word in quotes")
+        if not isinstance(value, (str, int, float)):
             raise self.fail(at, f"'{name}' must be text, got {type(value).__name__}")
         text = str(value).strip()
         if not text and not allow_empty:

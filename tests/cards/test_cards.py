@@ -255,3 +255,14 @@ def test_a_card_that_does_not_load_is_one_error_not_one_per_card_relating_to_it(
     assert cause.message.endswith("(so 3 cards relating to 'toy-entropy' cannot link to it: "
                                   "toy-a.md, toy-b.md, toy-c.md)")
     assert unrelated.message == "related card 'no-such-card' does not exist"
+
+
+def test_a_bare_yaml_boolean_word_is_named_with_its_fix(tmp_path: Path) -> None:
+    """An alias (or a calculator's name) written `off` arrives as False, not as the word: the error
+    says why and what to write instead, at its line."""
+    text = card_markdown().replace("- H(p)\n", "- H(p)\n- off\n")
+    assert "- off\n" in text
+    with pytest.raises(CardError) as info:
+        parse_card(write(tmp_path, text))
+    assert "got the boolean False" in info.value.message and "in quotes" in info.value.message
+    assert info.value.line == line_of(text, "- off")

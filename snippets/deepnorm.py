@@ -80,6 +80,23 @@ check_close("enc-dec encoder coefficients = 3^(-3/16), 2^(-1/2) 3^(3/16) to two 
             [a_e / scale, b_e * scale], [3 ** (-3 / 16), 2**-0.5 * 3 ** (3 / 16)], atol=0.005)
 check_close("enc-dec encoder: 2 alpha^2 beta^2 = 1 up to the rounding", 2 * a_e**2 * b_e**2, 1.0, rtol=0.01)
 
+# The page's calculator is checked against deepnorm_constants on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows), with equal and unequal depths for the encoder-decoder encoder.
+import cardcalc  # noqa: E402
+
+
+def calculator_constants(N, M):
+    """All four rows of the table for N encoder and M decoder layers, by output name."""
+    (a_e, b_e), = deepnorm_constants("encoder-only", N=N).values()
+    (a_d, b_d), = deepnorm_constants("decoder-only", M=M).values()
+    both = deepnorm_constants("encoder-decoder", N=N, M=M)
+    return {"alpha_enc": a_e, "beta_enc": b_e, "alpha_dec": a_d, "beta_dec": b_d,
+            "alpha_ed_enc": both["encoder"][0], "beta_ed_enc": both["encoder"][1],
+            "alpha_ed_dec": both["decoder"][0], "beta_ed_dec": both["decoder"][1]}
+
+
+cardcalc.table(calculator_constants, cardcalc.grid(N=(1, 6, 18, 100, 1000), M=(1, 6, 48, 500)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402

@@ -76,6 +76,13 @@ check_close("unscaled: Var grows to 1 + 2L", plain, 1 + 2 * L, rtol=0.1)
 check_close("1/sqrt(2L)-scaled: Var stays near 2", scaled, 2.0, rtol=0.1)
 check_true("scaling keeps the stream O(1)", scaled < 3 < plain, f"{scaled:.2f} vs {plain:.1f}")
 
+# The page's calculator is checked against he_std and scaled_output_projection (applied to a unit
+# weight) on this grid (cardcalc; the build runs the card's JavaScript on the same rows).
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda n_in, L: {"std": float(he_std(n_in)), "scale": float(scaled_output_projection(1.0, L))},
+               cardcalc.grid(n_in=(1, 3, 768, 4096, 1_000_000), L=(1, 12, 96, 10_000)))
+
 # --- in code: torch ---
 import math  # noqa: E402
 

@@ -92,6 +92,13 @@ growth = shared[-1, 0] / shared[0, 0]
 check_true("one shared rate: the A-update grows roughly like n (16x width -> over 8x)", growth > 8,
            f"delta_A at n = 1024 over n = 64: {growth:.1f}")
 
+# The page's calculator is checked against loraplus_rates on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows). There is no branch: a product, from lambda = 1 (plain LoRA) up.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda eta_A, lam: {"eta_B": loraplus_rates(eta_A, lam)["B"]},
+               cardcalc.grid(eta_A=(1e-6, 5e-5, 2e-4, 1e-2), lam=(1, 16, 20, 1000)))
+
 # --- in code: peft ---
 import torch  # noqa: E402
 from peft import LoraConfig  # noqa: E402

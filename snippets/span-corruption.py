@@ -139,6 +139,25 @@ for scale in [2.0, 500.0]:
     check_close(f"span loss = sum over target tokens of -log softmax (logit scale {scale:g})",
                 span_loss(lg, tg), sum(-log_softmax(lg[t])[tg[t]] for t in range(9)), rtol=1e-12)
 
+# The page's calculator is checked against span_noise_mask and span_corrupt on this grid (cardcalc; the
+# build runs the card's JavaScript on the same rows): n and k are counted on a sampled mask, the lengths
+# on the corrupted pair. The rows reach n = 1 from below (round(L rho) = 0), the cap L - 1 (L = 2 at
+# high density), k = 1 from round(n / mu) = 0, and halves that round to even (10 x 0.15 and 30 x 0.15).
+import cardcalc  # noqa: E402
+
+
+def corrupted_sizes(L, rho, mu):
+    length = int(L)
+    mask = span_noise_mask(length, rng, rho, mu)
+    inputs, targets = span_corrupt(list(range(length)), mask, [-1 - s for s in range(length + 1)])
+    starts = np.count_nonzero(mask & ~np.concatenate([[False], mask[:-1]]))
+    return {"n": int(mask.sum()), "k": starts, "input_len": len(inputs), "target_len": len(targets)}
+
+
+cardcalc.table(corrupted_sizes,
+               [*cardcalc.grid(L=(2, 10, 30, 512, 4096), rho=(0.05, 0.15, 0.5), mu=(1, 3, 20)),
+                *cardcalc.grid(L=(2,), rho=(0.75, 1.0), mu=(1, 3))])
+
 # --- in code: torch ---
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402

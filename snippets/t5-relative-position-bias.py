@@ -99,6 +99,17 @@ bias = t5_scores(np.zeros((H, 50, dk)), np.zeros((H, 50, dk)), table)
 check_close("the bias depends on j - i only (Toeplitz: b[i+1, j+1] = b[i, j])", bias[:, 1:, 1:],
             bias[:, :-1, :-1], rtol=0)
 
+# The page's calculator is checked against relative_position_bucket (32 buckets, max distance 128) on
+# these offsets (cardcalc; the build runs the card's JavaScript on the same rows): keys after and
+# before the query, the last exact distance and the first log-spaced one in each mode, distances on
+# either side of the first bucket that is full (91 encoder, 113 decoder), and far past max distance.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda r: {"enc": int(relative_position_bucket(r)),
+                          "dec": int(relative_position_bucket(r, bidirectional=False))},
+               cardcalc.grid(r=(-5000, -128, -113, -112, -91, -90, -64, -32, -17, -16, -15, -9, -8, -7,
+                                -1, 0, 1, 7, 8, 16, 90, 91, 5000)))
+
 fig, ax = figure("T5 relative-position buckets (32 buckets, max distance 128)",
                  "relative position  j - i  (key minus query)", "bucket id")
 r = np.arange(-160, 161)

@@ -19,11 +19,16 @@ E = rng.normal(scale=d**-0.5, size=(V, d))
 P_learned = rng.normal(scale=0.02, size=(T_max, d))
 
 # Sinusoidal table of Vaswani et al. (Sec. 3.5): sin on even features, cos on odd ones.
-pos = np.arange(T_max)[:, None]
-freq = 10000.0 ** (-np.arange(0, d, 2) / d)
-P_sin = np.zeros((T_max, d))
-P_sin[:, 0::2] = np.sin(pos * freq)
-P_sin[:, 1::2] = np.cos(pos * freq)
+def sinusoidal_table(T_max, d):
+    pos = np.arange(T_max)[:, None]
+    freq = 10000.0 ** (-np.arange(0, d, 2) / d)
+    P = np.zeros((T_max, d))
+    P[:, 0::2] = np.sin(pos * freq)
+    P[:, 1::2] = np.cos(pos * freq)
+    return P
+
+
+P_sin = sinusoidal_table(T_max, d)
 
 ids = rng.integers(0, V, size=(B, T))
 
@@ -65,3 +70,20 @@ check_true("h - P_t identifies the token at every position", np.array_equal(reco
 # Scale: every sinusoidal row has squared norm d/2 (sin^2 + cos^2 per pair), while rows of an E
 # drawn with variance 1/d have squared norm ~1; the sqrt(d) factor puts the two on one scale.
 check_close("sinusoidal rows: ||P_t||^2 = d/2", (P_sin**2).sum(-1), np.full(T_max, d / 2), rtol=1e-12)
+
+
+# The page's calculator is checked on this grid (cardcalc; the build runs the card's JavaScript on the
+# same rows): the norms come from input_embedding applied to a unit-norm token row (a basis vector, so
+# its norm is exactly 1) with no position part, and from row 7 of a sinusoidal table of width d.
+import cardcalc  # noqa: E402
+
+
+def embedding_scales(d, s):
+    width = int(d)
+    token_part = input_embedding(np.array([0]), np.eye(1, width), np.zeros((1, width)), scale=s)
+    position_norm = np.linalg.norm(sinusoidal_table(8, width)[7])
+    return {"sqrt_d": np.sqrt(d), "norm_P": position_norm,
+            "ratio": np.linalg.norm(token_part) / position_norm}
+
+
+cardcalc.table(embedding_scales, cardcalc.grid(d=(2, 8, 512, 4096, 12288), s=(0, 1, 8, np.sqrt(512), 64)))

@@ -99,6 +99,13 @@ check_true("tau_s is strict and k caps the count",
            candidate_positions([0.05, 0.3, 0.06, 0.2], 0.05, 5).tolist() == [1, 3, 2]
            and candidate_positions([0.05, 0.3, 0.06, 0.2], 0.05, 1).tolist() == [1])
 
+# The page's calculator is checked against position_weights on these offsets (cardcalc; the build runs
+# the card's JavaScript on the same rows): the five weighted tokens and offsets past them, weight 0.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda t: {"w": float(position_weights(int(t) + 1)[-1])},
+               cardcalc.grid(t=(0, 1, 2, 3, 4, 5, 6, 50)))
+
 fig, ax = figure("Toolformer's loss weights over the tokens after the call",
                  "offset j - i of the scored token", "weight w at that offset")
 ax.bar(np.arange(8), position_weights(8))

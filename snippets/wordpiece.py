@@ -148,6 +148,25 @@ check_true("likelihood gain prefers (##u, ##g) over the score's (##g, ##s)",
            max(gain, key=gain.get) == ("##u", "##g") and gain[("##u", "##g")] > gain[("##g", "##s")],
            f"gains {gain[('##u', '##g')]:.2f} vs {gain[('##g', '##s')]:.2f}")
 
+# The page's calculator is checked against scores and likelihood_gain on this grid (cardcalc; the build
+# runs the card's JavaScript on the same rows), on a text whose pieces have exactly the given counts:
+# the word "a##b" c(ab) times, a and ##b alone for the rest of their counts, and a filler piece. The rows
+# include a pair that never occurs and pairs where every a (or every b) is in the pair, where a term
+# of the gain is 0 log 0 = 0, and fractional counts below 1.
+import cardcalc  # noqa: E402
+
+
+def pair_score_and_gain(c_ab, c_a, c_b, N):
+    vocab = {("a", "##b"): c_ab, ("a",): c_a - c_ab, ("##b",): c_b - c_ab, ("z",): N - c_a - c_b}
+    return {"score": scores(vocab)["a", "##b"], "gain": likelihood_gain(counts(vocab)[0], c_ab, "a", "##b")}
+
+
+# Fractional counts are dyadic so that the re-counted pieces sum to exactly the given values.
+cardcalc.table(pair_score_and_gain,
+               [row for row in cardcalc.grid(c_ab=(0, 0.25, 5, 20), c_a=(0.5, 5, 20, 1e6),
+                                             c_b=(0.375, 5, 20, 1e6), N=(113, 1e4, 2e6))
+                if row["c_ab"] <= min(row["c_a"], row["c_b"]) and row["c_a"] + row["c_b"] <= row["N"]])
+
 fig, ax = figure("First WordPiece step on the course example", "library score count(ab)/(count(a)count(b))",
                  "exact log-likelihood gain (nats)")
 for p in pairs:

@@ -107,6 +107,15 @@ ax.semilogy(layers, xr, label="ReLU, Xavier")
 ax.semilogy(layers, hr, "--", label=r"ReLU, He ($2/n_{in}$)")
 ax.legend()
 
+# The page's calculator is checked against xavier_bound and xavier_std (gain 1) on this grid (cardcalc;
+# the build runs the card's JavaScript on the same rows), square and very unequal layers.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda n_in, n_out: {"a": float(xavier_bound(n_in, n_out)),
+                                    "var": float(xavier_std(n_in, n_out)) ** 2,
+                                    "std": float(xavier_std(n_in, n_out))},
+               cardcalc.grid(n_in=(1, 3, 512, 4096, 1_000_000), n_out=(1, 128, 4096, 11_008)))
+
 # --- in code: torch ---
 import torch  # noqa: E402
 

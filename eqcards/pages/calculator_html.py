@@ -66,8 +66,9 @@ def render_calculator(card: Card, presets: Mapping[str, Preset]) -> list[str]:
     if calc.chart is not None:
         out.append('<figure class="eqc-calc-chart" id="calc-chart">'
                    f"<figcaption>{_math(_symbol(calc, calc.chart.output))} "
-                   f"against {_math(_symbol(calc, calc.chart.x))}, the other inputs as above"
-                   "</figcaption></figure>")
+                   f"against {_math(_symbol(calc, calc.chart.x))}"
+                   + (", the other inputs as above" if len(calc.inputs) > 1 else "")
+                   + "</figcaption></figure>")
     out.append('<p class="eqc-calc-share"><a id="calc-link" href="#calculator">Link to these values</a> '
                "(the address bar holds them too)</p>")
     if chosen:

@@ -55,3 +55,14 @@ for t in (1, 10, 500, 1000):
     xt = np.sqrt(abar[t - 1]) * x0s + np.sqrt(1 - abar[t - 1]) * eps
     check_close(f"t = {t}: x_0 form vs noise form", posterior_mean(xt, x0s, t, betas),
                 posterior_mean_from_noise(xt, eps, t, betas), rtol=1e-9, atol=1e-12)
+# The page's calculator is checked against posterior_mean on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows), with a two-step schedule whose first step leaves abar_{t-1}:
+# t = 1 (abar_{t-1} = 1), an almost clean and an almost pure-noise step, coordinates of both signs.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda x_t, x_0, beta_t, abar_prev:
+               float(posterior_mean(x_t, x_0, 2, np.array([1 - abar_prev, beta_t]))),
+               cardcalc.grid(x_t=(-2.0, 0.8), x_0=(-1.0, 0.0, 1.0), beta_t=(1e-4, 0.02, 0.5),
+                             abar_prev=(0.0, 0.001, 0.5, 1.0)))
+
+

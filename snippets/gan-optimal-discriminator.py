@@ -43,6 +43,14 @@ check_close("D* = sigmoid(log density ratio) for two Gaussians",
             optimal_discriminator(norm.pdf(x, mu_d, sd_d), norm.pdf(x, mu_g, sd_g)), expit(log_ratio),
             rtol=1e-12)
 
+# The page's calculator is checked against optimal_discriminator on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): either density zero, equal densities, and ratios far from 1.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda p_data, p_g: float(optimal_discriminator(np.float64(p_data), np.float64(p_g))),
+               cardcalc.grid(p_data=(0.0, 1e-9, 0.1, 0.5, 3.0), p_g=(1e-9, 0.1, 0.5, 2.0)))
+
+
 fig, ax = figure("Optimal discriminator between two Gaussians", "x", "density / probability")
 ax.plot(x, norm.pdf(x, mu_d, sd_d), label="$p_{data}$ = N(0, 1)")
 ax.plot(x, norm.pdf(x, mu_g, sd_g), label="$p_g$ = N(2, 1.5²)")

@@ -38,6 +38,20 @@ check_true("std of the sum is sqrt(var1 + var2), not sigma1 + sigma2",
            abs(s.std() - np.sqrt(var_s)) < 0.01 < abs(s.std() - (np.sqrt(var1) + np.sqrt(var2))),
            f"sample std {s.std():.3f}, sqrt(var1+var2) = {np.sqrt(var_s):.3f}")
 
+# The page's calculator is checked against sum_of_independent on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows); it shows the standard deviation, the square root of the variance.
+import cardcalc  # noqa: E402
+
+
+def mean_and_std(mu_1, sigma_1, mu_2, sigma_2):
+    mean, var = sum_of_independent(mu_1, sigma_1**2, mu_2, sigma_2**2)
+    return {"mu": mean, "sigma": float(np.sqrt(var))}
+
+
+cardcalc.table(mean_and_std, cardcalc.grid(mu_1=(-5.0, 0.0, 1.0), sigma_1=(0.0, 0.5, 3.0), mu_2=(-3.0, 1.0e6),
+                                           sigma_2=(0.0, 1.2, 1.0e4)))
+
+
 fig, ax = figure("Adding independent Gaussians", "x", "density")
 grid = np.linspace(-8, 4, 500)
 ax.plot(grid, norm(mu1, np.sqrt(var1)).pdf(grid), label="$X_1 \\sim N(1, 0.5^2)$")

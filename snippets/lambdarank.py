@@ -123,6 +123,23 @@ check_true("40 LambdaRank steps raise the mean NDCG@10 of the six queries",
            history["LambdaRank"][-1] > history["LambdaRank"][0] + 0.3,
            f"{history['LambdaRank'][0]:.3f} -> {history['LambdaRank'][-1]:.3f}")
 
+# The page's calculator is checked against lambdarank_lambdas on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows). In a two-document query labelled (1, 0), lambda_i is the one pair's
+# lambda_ij at that query's |ΔNDCG|; lambda_ij is linear in |ΔNDCG|, so it is rescaled to the input's.
+# The grid takes pairs ordered both ways, ties, saturated sigmoids and |ΔNDCG| from 0 to 1.
+import cardcalc  # noqa: E402
+
+
+def pair_lambda(sigma, s_i, s_j, dN):
+    scores, labels = np.array([s_i, s_j]), np.array([1.0, 0.0])
+    two_doc = delta_ndcg(labels, scores)[0, 1]
+    return float(lambdarank_lambdas(scores, labels, sigma)[0] / two_doc * dN)
+
+
+cardcalc.table(pair_lambda, cardcalc.grid(sigma=(0.5, 1.0, 4.0), s_i=(-30.0, 0.2, 1.0, 3.0),
+                                          s_j=(-2.0, 1.0, 30.0), dN=(0.0, 0.3, 1.0)))
+
+
 fig, ax = figure("Training a 3-feature linear ranker (steps of length 0.1)", "gradient step",
                  "mean NDCG@10 (gain 2^y − 1)")
 for name, curve in history.items():

@@ -79,6 +79,27 @@ check_close("Gaussian targets: stationary variance of the step's kernel vs s^2 /
             stationary[:, 0], stationary[:, 1], rtol=1e-12)
 
 xs = np.linspace(-4.5, 5, 500)
+# The page's calculator is checked against langevin_step on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows). A generator's normal(loc, scale) is loc + scale times a standard normal
+# draw; the stand-in below returns it for the given draw eps. Scores and draws of both signs, eta = 0.
+import cardcalc  # noqa: E402
+
+
+class GivenDraw:
+    """An rng whose normal(loc, scale) uses the standard normal draw it was given."""
+
+    def __init__(self, eps):
+        self.eps = eps
+
+    def normal(self, loc, scale):
+        return loc + scale * self.eps
+
+
+cardcalc.table(lambda x_t, eta, g, eps: float(langevin_step(x_t, lambda x: g, eta, GivenDraw(eps))),
+               cardcalc.grid(x_t=(-1.0, 0.0, 2.0), eta=(0.0, 0.03, 1.0), g=(-4.0, 0.0, 1.0),
+                             eps=(-1.5, 0.0, 0.5)))
+
+
 fig, ax = figure("Langevin samples vs target density (η = 0.03, 600 steps)", "x", "density")
 ax.hist(chains, bins=120, range=(-4.5, 5), density=True, alpha=0.4, label="20 000 chains")
 ax.plot(xs, (W * norm.pdf(xs[:, None], MU, SD)).sum(1), "k", label="target p(x)")

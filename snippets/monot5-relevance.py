@@ -61,6 +61,19 @@ ext[2, [TRUE, FALSE]] = [3.0, 3.0]
 check_close("logits (1000, -1000), (-1000, 1000), (3, 3): log P(true) = 0, -2000, log 1/2",
             monot5_log_score(ext, TRUE, FALSE), [0.0, -2000.0, np.log(0.5)], rtol=1e-12, atol=1e-300)
 
+# The page's calculator is checked against monot5_log_score on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): margins of both signs, a tie and logits of ±1000.
+import cardcalc  # noqa: E402
+
+
+def score_of(z_true, z_false):
+    s = float(monot5_log_score(np.array([z_true, z_false]), 0, 1))
+    return {"s": s, "P": float(np.exp(s))}
+
+
+cardcalc.table(score_of, cardcalc.grid(z_true=(-1000.0, -3.0, 0.0, 2.5, 1000.0), z_false=(-1000.0, 0.5, 3.0)))
+
+
 fig, ax = figure("monoT5 score vs full-vocabulary probability (toy query q2)",
                  "margin  z_true − z_false", "log P(true)")
 ax.plot(margin, score, "o", ms=4, label="softmax over {true, false} (monoT5)")

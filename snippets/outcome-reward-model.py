@@ -62,6 +62,14 @@ check_close("score = sigmoid(final logit) (scipy expit)", [orm_score(c) for c in
 check_close("score stays finite for a final logit of -800: exp(-800)", orm_score(np.array([0.0, -800.0])),
             np.exp(-800.0), rtol=1e-12)
 
+# The page's calculator is checked against orm_loss and orm_score on this grid (cardcalc; the build runs
+# the card's JavaScript on the same rows): both labels, logits of both signs, zero and far into both tails.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda z, y: {"L": orm_loss(z, y), "p": orm_score(np.array([z]))},
+               cardcalc.grid(z=(-800.0, -3.0, 0.0, 0.7, 40.0, 800.0), y=(0, 1)))
+
+
 fig, ax = figure("ORM loss for a correct and an incorrect solution", "verifier logit z", "loss")
 zz = np.linspace(-6, 6, 200)
 ax.plot(zz, [orm_loss(v, 1) for v in zz], label="final answer correct (y = 1)")

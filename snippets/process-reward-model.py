@@ -70,6 +70,15 @@ check_true("score <= min step probability for all 16 candidates",
 check_true("length bias: 10 steps at 0.95 score below 2 steps at 0.9",
            prm_score([np.log(19.0)] * 10) < prm_score([np.log(9.0)] * 2))
 
+# The page's calculator is checked against prm_loss and prm_score of a one-step solution on this grid
+# (cardcalc; the build runs the card's JavaScript on the same rows): both labels, logits of both signs and
+# far into both tails.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda z_t, y_t: {"L_t": prm_loss([z_t], [y_t]), "p_t": prm_score([z_t])},
+               cardcalc.grid(z_t=(-800.0, -3.0, 0.0, 0.7, 40.0, 800.0), y_t=(0, 1)))
+
+
 fig, ax = figure("PRM solution score vs number of steps", "number of steps T", "score = product of p_t")
 T = np.arange(1, 31)
 for pt in (0.8, 0.9, 0.95, 0.99):

@@ -57,3 +57,11 @@ check_close("score from least-squares eps-predictor vs closed-form Gaussian scor
             score_learned, score_exact, rtol=0.03, atol=0.03)
 check_true("the score points back toward the noised mean",
            np.all(np.sum(score_exact * (np.sqrt(alpha_bar) * mu - probe), axis=1) > 0))
+# The page's calculator is checked against score_from_eps on this grid (cardcalc; the build runs the
+# card's JavaScript on the same rows): pure noise (abar = 0), nearly clean samples, noise of both signs.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda eps, abar: float(score_from_eps(np.float64(eps), abar)),
+               cardcalc.grid(eps=(-2.0, 0.0, 0.5, 3.0), abar=(0.0, 0.5, 0.9, 0.999999)))
+
+

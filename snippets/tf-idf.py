@@ -55,6 +55,14 @@ check_true("queries q2-q6: the top cosine match is judged highly relevant (grade
 check_true("q1: the keyword-stuffed d04 (judged 0) wins, since raw tf rewards repetition",
            top1["q1"] == 3)
 
+# The page's calculator is checked against tfidf on this grid (cardcalc; the build runs the card's
+# JavaScript on the same rows): absent and repeated terms, rare terms, and a term in every document.
+import cardcalc  # noqa: E402
+
+cardcalc.table(lambda tf, N, df: float(tfidf(np.float64(tf), np.float64(df), N)),
+               cardcalc.grid(tf=(0, 1, 5), N=(32, 1_000_000), df=(1, 4, 32)))
+
+
 # --- in code: scikit-learn ---
 from sklearn.feature_extraction.text import TfidfTransformer  # noqa: E402
 

@@ -502,11 +502,11 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("cumprod", "speculative-decoding-tree-acceptance"),
     # batch ic-trl (alignment and reward-model losses in Hugging Face TRL): each card's trainer
     ("DPOTrainer", "dpo-loss"),
-    ("trl.DPOTrainer", "ipo-loss"),
+    ("trl.DPOTrainer", "dpo-loss"),
     ("RewardTrainer", "reward-model-loss"),
     ("trl.RewardTrainer", "margin-reward-loss"),
     ("GRPOTrainer", "grpo-objective"),
-    ("trl.GRPOTrainer", "dr-grpo"),
+    ("trl.GRPOTrainer", "grpo-objective"),
     ("GRPOConfig", "kl-estimators-k1-k2-k3"),
     ("CPOTrainer", "simpo-loss"),
     ("ORPOTrainer", "orpo-loss"),

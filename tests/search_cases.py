@@ -155,6 +155,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("GaLoreAdamW", "galore"),
     # batch ic-irtok (trec_eval's measures through ir-measures, Hugging Face tokenizers): each card's main
     # library call, where the search finds it (calc_aggregate, called by seven cards, ranks nDCG below the top three)
+    ("ir_measures.calc_aggregate", "average-precision"),
     ("nDCG@10", "ndcg"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),

@@ -157,6 +157,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     # library call, where the search finds it (calc_aggregate, called by seven cards, ranks nDCG below the top three)
     ("ir_measures.calc_aggregate", "average-precision"),
     ("nDCG@10", "ndcg"),
+    ("P@k", "precision-at-k"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -158,6 +158,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("ir_measures.calc_aggregate", "average-precision"),
     ("nDCG@10", "ndcg"),
     ("P@k", "precision-at-k"),
+    ("R@k", "recall-at-k"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -159,6 +159,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("nDCG@10", "ndcg"),
     ("P@k", "precision-at-k"),
     ("R@k", "recall-at-k"),
+    ("Rprec", "r-precision"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

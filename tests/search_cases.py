@@ -160,6 +160,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("P@k", "precision-at-k"),
     ("R@k", "recall-at-k"),
     ("Rprec", "r-precision"),
+    ("RR@k", "mean-reciprocal-rank"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -161,6 +161,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("R@k", "recall-at-k"),
     ("Rprec", "r-precision"),
     ("RR@k", "mean-reciprocal-rank"),
+    ("Success@k", "hit-rate-at-k"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -162,6 +162,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("Rprec", "r-precision"),
     ("RR@k", "mean-reciprocal-rank"),
     ("Success@k", "hit-rate-at-k"),
+    ("BpeTrainer", "byte-pair-encoding"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

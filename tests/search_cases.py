@@ -163,6 +163,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("RR@k", "mean-reciprocal-rank"),
     ("Success@k", "hit-rate-at-k"),
     ("BpeTrainer", "byte-pair-encoding"),
+    ("WordPieceTrainer", "wordpiece"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

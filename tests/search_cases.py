@@ -164,6 +164,7 @@ SEARCH_CASES: list[tuple[str, str]] = [
     ("Success@k", "hit-rate-at-k"),
     ("BpeTrainer", "byte-pair-encoding"),
     ("WordPieceTrainer", "wordpiece"),
+    ("models.Unigram", "unigram-viterbi-segmentation"),
     # synonyms and other spellings of a name
     ("relative entropy", "kl-divergence"),
     ("Kullback-Leibler", "kl-divergence"),

@@ -85,13 +85,14 @@ check_close("pitfall: passing only the retrieved 7 divides by their 5 relevant, 
 # --- in code: ir-measures ---
 import ir_measures  # noqa: E402
 from ir_measures import AP  # noqa: E402
+from trec_format import by_query, trec_run  # noqa: E402
 
 
 def trec_ap(measure, run):
-    return tc.by_query(ir_measures.iter_calc([measure], tc.QRELS, run))
+    return by_query(ir_measures.iter_calc([measure], tc.QRELS, run))
 
 
-full = tc.trec_run(scores)
+full = trec_run(scores)
 # Sums of at most 7 precisions in C in another order: a few ulps apart, so 1e-12 holds.
 check_close("iter_calc([AP], qrels, run): every query = the card's AP (grade >= 1)",
             trec_ap(AP, full), [average_precision(r, g) for r, g in runs], rtol=1e-12)
@@ -99,7 +100,7 @@ check_close("calc_aggregate([AP], ...) = the card's MAP",
             ir_measures.calc_aggregate([AP], tc.QRELS, full)[AP], mean_average_precision(runs), rtol=1e-12)
 # A run of the top 7 only: trec_eval still divides by all R relevant documents in the qrels.
 check_close("a run of the top 7: AP divides by R, so it is the card's AP@7",
-            trec_ap(AP, tc.trec_run(scores, depth=7)), [average_precision(r, g, k=7) for r, g in runs],
+            trec_ap(AP, trec_run(scores, depth=7)), [average_precision(r, g, k=7) for r, g in runs],
             rtol=1e-12)
 check_close("pitfall: any grade >= 1 counts as relevant; AP(rel=2) is the card's AP at grade >= 2",
             trec_ap(AP(rel=2), full), [average_precision(r, g, min_grade=2) for r, g in runs], rtol=1e-12)

@@ -188,10 +188,12 @@ check_true("pitfall: ties go to the smallest symbol ids (e, w), not the pair met
            hf_merges[3] == ("e", "w") and learn_bpe(TRAIN_WORDS, 6)[0][5] == ("n", "e"), str(hf_merges[:5]))
 check_true("pitfall: with the glued suffix no mid-word 'low' is learned: lowest -> lo w est</w>, "
            "the card's merges give low est</w>",
-           replayed["lowest"] == ("lo", "w", "est</w>") and apply_bpe("lowest", hand_merges) == ("low", "est</w>"))
+           replayed["lowest"] == ("lo", "w", "est</w>")
+           and apply_bpe("lowest", hand_merges) == ("low", "est</w>"))
 # min_frequency stops training at the first best pair rarer than it (d est</w>, count 3).
 short = [tuple(m) for m in json.loads(hf_bpe(min_frequency=4).to_str())["model"]["merges"]]
-check_true("pitfall: min_frequency=4 stops after the 7 merges of count >= 4", short == hf_merges[:7], str(short))
+check_true("pitfall: min_frequency=4 stops after the 7 merges of count >= 4", short == hf_merges[:7],
+           str(short))
 # Byte-level pre-tokenization (GPT-2): every word keeps its leading space as the byte 'Ġ', and the
 # alphabet is all 256 bytes, so the merges are learned on other symbols than the card's.
 check_true("pitfall: ByteLevel pre-tokenization marks the space, 'low lower' -> Ġlow, Ġlower",

@@ -83,10 +83,11 @@ check_true("pitfall: on a tie scikit-learn ranks the higher column first (miss),
 # --- in code: ir-measures ---
 import ir_measures  # noqa: E402
 from ir_measures import Success  # noqa: E402
+from trec_format import trec_run  # noqa: E402
 
 # Success@k is trec_eval's success_k: 1 if a relevant document is in the top k. On the six graded
 # toy queries (several relevant documents each), at a strict threshold so that some queries miss.
-run = tc.trec_run({q: E @ tc.query_embedding(q) for q in tc.QUERIES})
+run = trec_run({q: E @ tc.query_embedding(q) for q in tc.QUERIES})
 graded = [tc.grades(q)[o] for q, o in rankings.items()]
 for k in (1, 3):
     # A mean of six zeros and ones: exact.

@@ -83,13 +83,14 @@ check_true("pitfall: with several relevant documents per query it is MAP, not MR
 # --- in code: ir-measures ---
 import ir_measures  # noqa: E402
 from ir_measures import RR  # noqa: E402
+from trec_format import by_query, trec_run  # noqa: E402
 
-run = tc.trec_run({q: E @ tc.query_embedding(q) for q in tc.QUERIES})
+run = trec_run({q: E @ tc.query_embedding(q) for q in tc.QUERIES})
 graded = [tc.grades(q)[o] for q, o in rankings.items()]
 
 
 def trec_rr(measure, run=run):
-    return tc.by_query(ir_measures.iter_calc([measure], tc.QRELS, run))
+    return by_query(ir_measures.iter_calc([measure], tc.QRELS, run))
 
 
 # A reciprocal of a small integer per query, a mean of six: 1e-12 holds.

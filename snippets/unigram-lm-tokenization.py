@@ -177,7 +177,7 @@ from tokenizers import Tokenizer, models  # noqa: E402
 
 def hf_unigram(**options) -> Tokenizer:
     """Hugging Face's Unigram model over the seed pieces and their log-probabilities, <unk> as id 0."""
-    return Tokenizer(models.Unigram([("<unk>", 0.0)] + list(logp0.items()), unk_id=0, **options))
+    return Tokenizer(models.Unigram([("<unk>", 0.0), *logp0.items()], unk_id=0, **options))
 
 
 word = "wide"

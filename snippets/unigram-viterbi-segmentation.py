@@ -110,12 +110,14 @@ check_true("Unigram(vocab=[(piece, log p)]).encode(w).tokens = x*, 60 random str
            all(tuple(abc_tok.encode(w).tokens) == viterbi(w, logp_abc)[1] for w in words))
 hand_tok = hf_unigram(logp_hand)
 check_true("and the hand example: 'lowest' -> low + est, 'slow' -> s + low",
-           hand_tok.encode("lowest").tokens == ["low", "est"] and hand_tok.encode("slow").tokens == ["s", "low"])
+           hand_tok.encode("lowest").tokens == ["low", "est"]
+           and hand_tok.encode("slow").tokens == ["s", "low"])
 # Where the card finds no segmentation, the library still returns one: the unknown characters as
 # pieces of id unk_id (a run of them as one piece); without unk_id, encode() raises.
 lowly = hand_tok.encode("lowly")
 check_true("pitfall: 'lowly' (no 'y') gives low + l + y with y as <unk>, where the card has none",
-           lowly.tokens == ["low", "l", "y"] and lowly.ids[-1] == 0 and viterbi("lowly", logp_hand)[1] is None,
+           lowly.tokens == ["low", "l", "y"] and lowly.ids[-1] == 0
+           and viterbi("lowly", logp_hand)[1] is None,
            str(lowly.tokens))
 # alpha switches encode() from the Viterbi path to sampling a segmentation (subword regularization).
 # With alpha = 1 a segmentation is drawn with probability P(x) / sum P; low + est holds 0.958 of the

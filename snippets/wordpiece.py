@@ -153,7 +153,7 @@ import json  # noqa: E402
 
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
 
-# Hugging Face's WordPieceTrainer on the course example, ten merges past its alphabet.
+# Hugging Face's WordPieceTrainer on the course example, four merges past its alphabet.
 hf_tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
 hf_tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
 alphabet = {ch for w in hf for ch in w} | {"##" + ch for w in hf for ch in w[1:]}

@@ -23,9 +23,6 @@ API
 - count_matrix(terms, field): documents x terms counts; df(term), cf(term), doc_lengths(),
   avgdl(), collection_length(), collection_model(terms) = cf / |C|
 - grades(qid): grade of every document (unjudged = 0); relevant(qid, min_grade)
-- trec_run(scores, depth): per-query scores as a run keyed by document id, the form trec_eval's
-  Python front ends (ir-measures, pytrec_eval) read beside QRELS; by_query(measurements): their
-  per-query values listed in QUERIES order
 - embed(text), doc_embeddings(), query_embedding(qid), EMBED_DIM, trigram_counts(text)
 - rsj_idf(n_t, N) and bm25_reference(query, k1, b, idf): a plain-loop BM25, the reference the
   BM25-variant cards use for their limiting cases (the BM25 card holds the formula itself).
@@ -319,20 +316,6 @@ def grades(qid: str) -> np.ndarray:
 def relevant(qid: str, min_grade: int = 1) -> set[int]:
     """Indices of the documents judged at least min_grade for a query."""
     return {i for i, g in enumerate(grades(qid)) if g >= min_grade}
-
-
-def trec_run(scores: dict[str, np.ndarray], depth: int | None = None) -> dict[str, dict[str, float]]:
-    """Each query's `depth` best-scored documents (all by default) as {doc id: score}: a run in the
-    form trec_eval's Python front ends read, beside QRELS as their qrels."""
-    return {q: {DOC_IDS[i]: float(s[i]) for i in np.argsort(-s, kind="stable")[:depth]}
-            for q, s in scores.items()}
-
-
-def by_query(measurements) -> list[float]:
-    """Per-query values (objects with .query_id and .value, as ir_measures.iter_calc yields them, in
-    any order) listed in the order of QUERIES."""
-    values = {m.query_id: m.value for m in measurements}
-    return [values[q] for q in QUERIES]
 
 
 # Dense embeddings (see the module docstring).

@@ -82,6 +82,40 @@ check_close("pitfall: passing only the retrieved 7 divides by their 5 relevant, 
             sk_retrieved * 5 / 6, average_precision(g1[orders["q1"]], g1, k=7), rtol=1e-12)
 # --- end in code ---
 
+# --- in code: ir-measures ---
+import ir_measures  # noqa: E402
+from ir_measures import AP  # noqa: E402
+from trec_format import by_query, trec_run  # noqa: E402
+
+
+def trec_ap(measure, run):
+    return by_query(ir_measures.iter_calc([measure], tc.QRELS, run))
+
+
+full = trec_run(scores)
+# Sums of at most 7 precisions in C in another order: a few ulps apart, so 1e-12 holds.
+check_close("iter_calc([AP], qrels, run): every query = the card's AP (grade >= 1)",
+            trec_ap(AP, full), [average_precision(r, g) for r, g in runs], rtol=1e-12)
+check_close("calc_aggregate([AP], ...) = the card's MAP",
+            ir_measures.calc_aggregate([AP], tc.QRELS, full)[AP], mean_average_precision(runs), rtol=1e-12)
+# A run of the top 7 only: trec_eval still divides by all R relevant documents in the qrels.
+check_close("a run of the top 7: AP divides by R, so it is the card's AP@7",
+            trec_ap(AP, trec_run(scores, depth=7)), [average_precision(r, g, k=7) for r, g in runs],
+            rtol=1e-12)
+check_close("pitfall: any grade >= 1 counts as relevant; AP(rel=2) is the card's AP at grade >= 2",
+            trec_ap(AP(rel=2), full), [average_precision(r, g, min_grade=2) for r, g in runs], rtol=1e-12)
+check_true("and the two thresholds give different MAPs",
+           abs(np.mean(trec_ap(AP(rel=2), full)) - np.mean(trec_ap(AP, full))) > 0.01)
+# Equal scores are ranked by document id, descending: with every score tied, q1's ranking is d32 .. d01.
+tied = {q: dict.fromkeys(tc.DOC_IDS, 0.0) for q in tc.QUERIES}
+check_close("pitfall: tied scores rank by document id, descending, not as the run lists them",
+            trec_ap(AP, tied), [average_precision(tc.grades(q)[::-1], tc.grades(q)) for q in tc.QUERIES],
+            rtol=1e-12)
+check_true("and that differs from the listed order d01 .. d32",
+           any(abs(v - average_precision(tc.grades(q), tc.grades(q))) > 1e-3
+               for v, q in zip(trec_ap(AP, tied), tc.QUERIES, strict=True)))
+# --- end in code ---
+
 fig, ax = figure("Precision–recall curves on the toy corpus", "recall", "precision")
 bm25 = {q: tc.bm25_reference(tc.query_tokens(q)) + 1e-9 * scores[q] for q in tc.QUERIES}  # ties by dense
 for q, style in (("q1", "-"), ("q6", "--")):

@@ -133,6 +133,74 @@ check_true("unseen 'lowest' -> low + est</w>; 'newer' -> new e r </w>; 'slow' ->
            and apply_bpe("slow", hand_merges) == ("s", "low</w>"),
            str([apply_bpe(w, hand_merges) for w in ("lowest", "newer", "slow")]))
 
+# --- in code: tokenizers ---
+import json  # noqa: E402
+
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
+
+
+def hf_bpe(**trainer_options) -> Tokenizer:
+    """Hugging Face's BpeTrainer on the paper's dictionary, each word fed as often as it occurs."""
+    tokenizer = Tokenizer(models.BPE(end_of_word_suffix=EOW))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    trainer = trainers.BpeTrainer(vocab_size=1000, end_of_word_suffix=EOW, show_progress=False,
+                                  **trainer_options)
+    tokenizer.train_from_iterator([w for w, f in TRAIN_WORDS.items() for _ in range(f)], trainer)
+    return tokenizer
+
+
+def hf_split(word: str) -> tuple[str, ...]:
+    """The library's first split: the end-of-word suffix glued to the last character (w</w>)."""
+    return (*word[:-1], word[-1] + EOW)
+
+
+hf = hf_bpe()
+hf_merges = [tuple(m) for m in json.loads(hf.to_str())["model"]["merges"]]
+# The card's criterion on the library's own symbols: replaying its merges with the card's
+# pair_counts and merge_pair, every merge is a most frequent pair at its step.
+vocab = {hf_split(w): f for w, f in TRAIN_WORDS.items()}
+every_step_max = True
+for pair in hf_merges:
+    counts = pair_counts(vocab)
+    every_step_max &= counts[pair] == max(counts.values())
+    vocab = {merge_pair(s, pair): f for s, f in vocab.items()}
+check_true("BpeTrainer: each of its merges is an argmax of the card's pair count", every_step_max,
+           str(hf_merges))
+check_true("and it stops when every word is one symbol", set(vocab) == {(w + EOW,) for w in TRAIN_WORDS},
+           str(vocab))
+replayed = {w: tuple(hf.encode(w).tokens) for w in ("lowest", "newer", "slow")}
+
+
+def replay(word: str) -> tuple[str, ...]:
+    symbols = hf_split(word)
+    for pair in hf_merges:
+        symbols = merge_pair(symbols, pair)
+    return symbols
+
+
+check_true("encode() of unseen words = replaying its merges in order with the card's merge_pair",
+           replayed == {w: replay(w) for w in replayed}, str(replayed))
+check_true("pitfall: the suffix is glued to the last character, so 13 merges, not the card's 15",
+           len(hf_merges) == 13 and len(learn_bpe(TRAIN_WORDS, 40)[0]) == 15)
+# Ties at count 6 (n e, e w, w est</w>): the card takes the pair met first, (n, e); the library the
+# pair with the smallest symbol ids, and it numbers the first characters alphabetically: (e, w).
+check_true("pitfall: ties go to the smallest symbol ids (e, w), not the pair met first (n, e)",
+           hf_merges[3] == ("e", "w") and learn_bpe(TRAIN_WORDS, 6)[0][5] == ("n", "e"), str(hf_merges[:5]))
+check_true("pitfall: with the glued suffix no mid-word 'low' is learned: lowest -> lo w est</w>, "
+           "the card's merges give low est</w>",
+           replayed["lowest"] == ("lo", "w", "est</w>")
+           and apply_bpe("lowest", hand_merges) == ("low", "est</w>"))
+# min_frequency stops training at the first best pair rarer than it (d est</w>, count 3).
+short = [tuple(m) for m in json.loads(hf_bpe(min_frequency=4).to_str())["model"]["merges"]]
+check_true("pitfall: min_frequency=4 stops after the 7 merges of count >= 4", short == hf_merges[:7],
+           str(short))
+# Byte-level pre-tokenization (GPT-2): every word keeps its leading space as the byte 'Ġ', and the
+# alphabet is all 256 bytes, so the merges are learned on other symbols than the card's.
+check_true("pitfall: ByteLevel pre-tokenization marks the space, 'low lower' -> Ġlow, Ġlower",
+           [w for w, _ in pre_tokenizers.ByteLevel().pre_tokenize_str("low lower")] == ["Ġlow", "Ġlower"]
+           and len(pre_tokenizers.ByteLevel.alphabet()) == 256)
+# --- end in code ---
+
 # Figure: corpus length in symbols as merges accumulate.
 vocab = {(*w, EOW): f for w, f in corpus_words.items()}
 lengths = [sum(len(s) * f for s, f in vocab.items())]

@@ -80,6 +80,27 @@ check_true("pitfall: on a tie scikit-learn ranks the higher column first (miss),
            and hit_at_k(stable_rank, 1) == 1.0)
 # --- end in code ---
 
+# --- in code: ir-measures ---
+import ir_measures  # noqa: E402
+from ir_measures import Success  # noqa: E402
+from trec_format import trec_run  # noqa: E402
+
+# Success@k is trec_eval's success_k: 1 if a relevant document is in the top k. On the six graded
+# toy queries (several relevant documents each), at a strict threshold so that some queries miss.
+run = trec_run({q: E @ tc.query_embedding(q) for q in tc.QUERIES})
+graded = [tc.grades(q)[o] for q, o in rankings.items()]
+for k in (1, 3):
+    # A mean of six zeros and ones: exact.
+    check_close(f"calc_aggregate([Success(rel=3)@{k}], qrels, run) = HR@{k} at grade >= 3",
+                ir_measures.calc_aggregate([Success(rel=3)@k], tc.QRELS, run)[Success(rel=3)@k],
+                hit_rate_at_k(graded, k, min_grade=3), rtol=1e-12)
+check_close("pitfall: the default rel=1 counts any grade >= 1 as a hit",
+            ir_measures.calc_aggregate([Success@1], tc.QRELS, run)[Success@1], hit_rate_at_k(graded, 1),
+            rtol=1e-12)
+check_true("and the two thresholds differ at k = 1",
+           hit_rate_at_k(graded, 1) != hit_rate_at_k(graded, 1, min_grade=3))
+# --- end in code ---
+
 depths = np.arange(1, 21)
 fig, ax = figure("Hit rate@k, known-item search by title (32 queries)", "cut-off k", "hit rate@k")
 ax.plot(depths, [hit_rate_at_k(ranked, k) for k in depths], "o-", ms=3, label="dense (trigram embedding)")

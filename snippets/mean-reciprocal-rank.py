@@ -80,6 +80,35 @@ check_true("pitfall: with several relevant documents per query it is MAP, not MR
            f"label-ranking AP {lrap:.4f} vs MRR {mrr:.4f}")
 # --- end in code ---
 
+# --- in code: ir-measures ---
+import ir_measures  # noqa: E402
+from ir_measures import RR  # noqa: E402
+from trec_format import by_query, trec_run  # noqa: E402
+
+run = trec_run({q: E @ tc.query_embedding(q) for q in tc.QUERIES})
+graded = [tc.grades(q)[o] for q, o in rankings.items()]
+
+
+def trec_rr(measure, run=run):
+    return by_query(ir_measures.iter_calc([measure], tc.QRELS, run))
+
+
+# A reciprocal of a small integer per query, a mean of six: 1e-12 holds.
+check_close("iter_calc([RR], qrels, run) = the card's reciprocal rank, every query",
+            trec_rr(RR), [reciprocal_rank(g) for g in graded], rtol=1e-12)
+check_close("calc_aggregate([RR@1], ...) = MRR@1: a first hit below the cut-off scores 0",
+            ir_measures.calc_aggregate([RR@1], tc.QRELS, run)[RR@1], mean_reciprocal_rank(graded, k=1),
+            rtol=1e-12)
+check_close("pitfall: any grade >= 1 is relevant; RR(rel=3) gives the hand values 1/2, 1, 1, 1, 1, 1/4",
+            trec_rr(RR(rel=3)), [reciprocal_rank(g, min_grade=3) for g in graded], rtol=1e-12)
+# Equal scores are ranked by document id, descending (d32 first), not in the order the run lists them.
+tied = {q: dict.fromkeys(tc.DOC_IDS, 0.0) for q in tc.QUERIES}
+check_close("pitfall: tied scores rank by document id, descending",
+            trec_rr(RR, tied), [reciprocal_rank(tc.grades(q)[::-1]) for q in tc.QUERIES], rtol=1e-12)
+check_true("and that differs from the listed order d01 .. d32",
+           trec_rr(RR, tied) != [reciprocal_rank(tc.grades(q)) for q in tc.QUERIES])
+# --- end in code ---
+
 ranks = np.arange(1, 21)
 fig, ax = figure("Credit for the first relevant hit", "rank of the first relevant item",
                  "score of one query")

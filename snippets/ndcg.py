@@ -85,6 +85,38 @@ check_close("fix: y_true = 2^rel - 1 gives the exponential-gain nDCG@5",
             ndcg(judged[order], judged, 5, "exp"), rtol=1e-12)
 # --- end in code ---
 
+# --- in code: ir-measures ---
+import ir_measures  # noqa: E402
+from ir_measures import nDCG  # noqa: E402
+
+# trec_eval's input: the qrels hold every judged grade; the run scores document d{i} so that it is
+# ranked as `shuffled` lists it.
+shuffled = np.random.default_rng(2).permutation(len(judged))
+qrels = {"q": {f"d{i}": int(g) for i, g in enumerate(judged)}}
+run = {"q": {f"d{i}": float(len(judged) - rank) for rank, i in enumerate(shuffled)}}
+exp_gains = {r: 2**r - 1 for r in range(4)}
+
+
+def trec(measure, run=run):
+    return ir_measures.calc_aggregate([measure], qrels, run)[measure]
+
+
+# trec_eval sums at most 8 terms in C in another order: a few ulps apart, so 1e-12 holds.
+check_close("calc_aggregate([nDCG@5], qrels, run) = nDCG@5, linear gains",
+            trec(nDCG@5), ndcg(judged[shuffled], judged, 5), rtol=1e-12)
+top3 = {"q": {d: s for d, s in run["q"].items() if s > len(judged) - 3}}
+check_close("a run of only 3 documents: IDCG still comes from all 8 judged documents",
+            trec(nDCG@5, top3), ndcg(judged[shuffled][:3], judged, 5), rtol=1e-12)
+check_close("fix: nDCG(gains={r: 2^r - 1})@5 gives the exponential-gain nDCG@5",
+            trec(nDCG(gains=exp_gains)@5), ndcg(judged[shuffled], judged, 5, "exp"), rtol=1e-12)
+# Equal scores: trec_eval ranks by document id, descending, whatever order the run lists them in.
+tied = {"q": {f"d{i}": 1.0 for i in range(len(judged))}}
+check_close("pitfall: tied scores are ranked d7, d6, ..., d0 (id descending), not as listed",
+            trec(nDCG@5, tied), ndcg(judged[::-1], judged, 5), rtol=1e-12)
+check_true("and that differs from the listed order d0, ..., d7",
+           abs(trec(nDCG@5, tied) - ndcg(judged, judged, 5)) > 1e-3)
+# --- end in code ---
+
 ranks = np.arange(1, 21)
 fig, ax = figure("Position discounts", "rank  i", "weight of an item at rank i")
 ax.plot(ranks, 1 / np.log2(ranks + 1), "o-", ms=3, label="$1/\\log_2(i+1)$ (common form)")

@@ -74,6 +74,37 @@ check_close("pitfall: for a list of 3 it gives found/3; times 3/10 it is P@10",
             precision_at_k(tc.grades("q1")[order[:3]], 10), rtol=1e-12)
 # --- end in code ---
 
+# --- in code: ir-measures ---
+import ir_measures  # noqa: E402
+from ir_measures import P  # noqa: E402
+from trec_format import by_query, trec_run  # noqa: E402
+
+dense = {q: E @ tc.query_embedding(q) for q in tc.QUERIES}
+full = trec_run(dense)
+
+
+def trec_p(measure, run=full):
+    return by_query(ir_measures.iter_calc([measure], tc.QRELS, run))
+
+
+# One division of two counts each: exact up to the last ulp, so 1e-12.
+for k in (1, 5, 10):
+    check_close(f"iter_calc([P@{k}], qrels, run) = the card's P@{k}, every query", trec_p(P@k),
+                [precision_at_k(tc.grades(q)[o], k) for q, o in rankings.items()], rtol=1e-12)
+check_close("a run of only 3 documents: P@10 still divides by 10, as the card does",
+            trec_p(P@10, trec_run(dense, depth=3)),
+            [precision_at_k(tc.grades(q)[o[:3]], 10) for q, o in rankings.items()], rtol=1e-12)
+check_close("pitfall: any grade >= 1 is relevant; P(rel=3)@5 is the card's P@5 at grade >= 3",
+            trec_p(P(rel=3)@5),
+            [precision_at_k(tc.grades(q)[o], 5, min_grade=3) for q, o in rankings.items()], rtol=1e-12)
+# Equal scores are ranked by document id, descending: with every score tied the top 5 is d32 .. d28.
+tied = {q: dict.fromkeys(tc.DOC_IDS, 0.0) for q in tc.QUERIES}
+check_close("pitfall: tied scores rank by document id, descending, not as the run lists them",
+            trec_p(P@5, tied), [precision_at_k(tc.grades(q)[::-1], 5) for q in tc.QUERIES], rtol=1e-12)
+check_true("and that differs from the listed order d01 .. d32",
+           trec_p(P@5, tied) != [precision_at_k(tc.grades(q), 5) for q in tc.QUERIES])
+# --- end in code ---
+
 depths = np.arange(1, 21)
 fig, ax = figure("Precision@k on the toy corpus (mean over 6 queries)", "cut-off k", "precision@k")
 bm25_rank = {q: np.argsort(-tc.bm25_reference(tc.query_tokens(q)), kind="stable") for q in tc.QUERIES}

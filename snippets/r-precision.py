@@ -46,6 +46,34 @@ except ValueError:
 check_true("pitfall: graded judgments (0..3) as y_true are refused as multiclass (ValueError)", refused)
 # --- end in code ---
 
+# --- in code: ir-measures ---
+import ir_measures  # noqa: E402
+from ir_measures import Rprec  # noqa: E402
+from trec_format import by_query, trec_run  # noqa: E402
+
+
+def trec_rprec(measure, run):
+    return by_query(ir_measures.iter_calc([measure], tc.QRELS, run))
+
+
+# Ratios of small integers: 1e-12 holds.
+for min_grade in (1, 2, 3):
+    check_close(f"iter_calc([Rprec(rel={min_grade})], qrels, run) = R-precision at grade >= {min_grade}: R "
+                "and the hits both use the threshold", trec_rprec(Rprec(rel=min_grade), trec_run(scores)),
+                [r_precision(tc.grades(q)[orders[q]], tc.grades(q), min_grade) for q in tc.QUERIES],
+                rtol=1e-12)
+check_close("a run of only the top 3 (shorter than every R): it still divides by R",
+            trec_rprec(Rprec, trec_run(scores, depth=3)),
+            [r_precision(tc.grades(q)[orders[q][:3]], tc.grades(q)) for q in tc.QUERIES], rtol=1e-12)
+# Equal scores are ranked by document id, descending (d32 first), not in the order the run lists them.
+tied = {q: dict.fromkeys(tc.DOC_IDS, 0.0) for q in tc.QUERIES}
+check_close("pitfall: tied scores rank by document id, descending",
+            trec_rprec(Rprec, tied), [r_precision(tc.grades(q)[::-1], tc.grades(q)) for q in tc.QUERIES],
+            rtol=1e-12)
+check_true("and that differs from the listed order d01 .. d32",
+           trec_rprec(Rprec, tied) != [r_precision(tc.grades(q), tc.grades(q)) for q in tc.QUERIES])
+# --- end in code ---
+
 # 1. The break-even point: on the precision-recall curve, the point where precision equals recall
 #    is the cut at depth R (sklearn's curve points, one per distinct score).
 q = "q2"

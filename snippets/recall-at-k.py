@@ -71,6 +71,31 @@ check_close("pitfall: on the returned documents alone it gives 1, not R@5 = 4/6"
              recall_at_k(tc.grades("q2")[returned], tc.grades("q2"), 5)], [1.0, 4 / 6], rtol=1e-12)
 # --- end in code ---
 
+# --- in code: ir-measures ---
+import ir_measures  # noqa: E402
+from ir_measures import R  # noqa: E402
+from trec_format import by_query, trec_run  # noqa: E402
+
+dense = {q: E @ tc.query_embedding(q) for q in tc.QUERIES}
+
+
+def trec_r(measure, run):
+    return by_query(ir_measures.iter_calc([measure], tc.QRELS, run))
+
+
+# One division of two counts each: exact up to the last ulp, so 1e-12.
+for k in (1, 5, 10):
+    check_close(f"iter_calc([R@{k}], qrels, run) = the card's R@{k}, every query",
+                trec_r(R@k, trec_run(dense)), curves[:, k - 1], rtol=1e-12)
+check_close("a run of only the top 5: R@5 still divides by all R relevant documents in the qrels",
+            trec_r(R@5, trec_run(dense, depth=5)), curves[:, 4], rtol=1e-12)
+check_close("pitfall: any grade >= 1 is relevant; R(rel=2)@5 is the card's R@5 at grade >= 2",
+            trec_r(R(rel=2)@5, trec_run(dense)),
+            [recall_at_k(tc.grades(q)[o], tc.grades(q), 5, min_grade=2) for q, o in rankings.items()],
+            rtol=1e-12)
+check_true("and the two thresholds differ", trec_r(R(rel=2)@5, trec_run(dense)) != list(curves[:, 4]))
+# --- end in code ---
+
 fig, ax = figure("Recall@k on the toy corpus (mean over 6 queries)", "cut-off k", "recall@k")
 bm25_rank = {q: np.argsort(-tc.bm25_reference(tc.query_tokens(q)), kind="stable") for q in tc.QUERIES}
 depths = np.arange(1, 21)

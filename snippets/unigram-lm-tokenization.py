@@ -171,6 +171,34 @@ check_close("probabilities after EM sum to 1", sum(np.exp(v) for v in logp.value
 check_close("softmax route agrees with the EM normalization", softmax(np.array(list(logp.values()))),
             np.exp(np.array(list(logp.values()))), rtol=1e-12, atol=1e-300)
 
+# --- in code: tokenizers ---
+from tokenizers import Tokenizer, models  # noqa: E402
+
+
+def hf_unigram(**options) -> Tokenizer:
+    """Hugging Face's Unigram model over the seed pieces and their log-probabilities, <unk> as id 0."""
+    return Tokenizer(models.Unigram([("<unk>", 0.0), *logp0.items()], unk_id=0, **options))
+
+
+word = "wide"
+segs = [s for s in segmentations(word) if all(t in logp0 for t in s)]
+p_seg = {s: np.exp(seg_logprob(s, logp0) - forward(word, logp0, L)[-1]) for s in segs}
+# With alpha = 1, encode() draws x with probability P(x) / sum_x' P(x'): the card's P(x) normalized by
+# the forward total. 20000 draws; each segmentation with p >= 0.01 (an expected count of 200 or more)
+# must land within 6 binomial standard deviations, which fails by chance with probability < 1e-8.
+n_draws = 20000
+drawn = Counter(tuple(e.tokens) for e in hf_unigram(alpha=1.0).encode_batch([word] * n_draws))
+check_true("Unigram(alpha=1.0) draws only segmentations of 'wide' into seed pieces", set(drawn) <= set(segs),
+           str(sorted(drawn)))
+check_true("and each with frequency P(x) / exp(log alpha_n), within 6 sigma (p >= 0.01)",
+           all(abs(drawn[s] / n_draws - p) <= 6 * np.sqrt(p * (1 - p) / n_draws)
+               for s, p in p_seg.items() if p >= 0.01),
+           "; ".join(f"{'|'.join(s)} {p:.4f} vs {drawn[s] / n_draws:.4f}" for s, p in p_seg.items()))
+best = max(p_seg, key=p_seg.get)
+check_true("pitfall: without alpha encode() returns only the most probable segmentation, not a draw",
+           {tuple(e.tokens) for e in hf_unigram().encode_batch([word] * 50)} == {best}, str(best))
+# --- end in code ---
+
 fig, ax = figure("EM for the unigram LM on the toy dictionary", "EM iteration",
                  "marginal log-likelihood (nats)")
 ax.plot(trace, marker="o", ms=3)

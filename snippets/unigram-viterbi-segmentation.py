@@ -93,3 +93,38 @@ check_true("log P(x*) <= log sum_x P(x), strictly when several segmentations exi
 v = {t: np.log(p) for t, p in {"a": .05, "b": .05, "c": .05, "d": .1, "ab": .3, "abc": .1, "cd": .3}.items()}
 check_true("'abcd': Viterbi gives ab + cd (0.09), not greedy longest match abc + d (0.01)",
            viterbi("abcd", v)[1] == ("ab", "cd") and abs(viterbi("abcd", v)[0] - np.log(0.09)) < 1e-12)
+
+# --- in code: tokenizers ---
+from tokenizers import Tokenizer, models  # noqa: E402
+
+
+def hf_unigram(logp: dict[str, float], **options) -> Tokenizer:
+    """Hugging Face's Unigram model over the card's pieces and log-probabilities, <unk> as id 0."""
+    return Tokenizer(models.Unigram([("<unk>", 0.0)] + [(t, float(lp)) for t, lp in logp.items()], unk_id=0,
+                                    **options))
+
+
+# encode() is the Viterbi path; the segmentations are compared piece by piece (no score ties here).
+abc_tok = hf_unigram(logp_abc)
+check_true("Unigram(vocab=[(piece, log p)]).encode(w).tokens = x*, 60 random strings",
+           all(tuple(abc_tok.encode(w).tokens) == viterbi(w, logp_abc)[1] for w in words))
+hand_tok = hf_unigram(logp_hand)
+check_true("and the hand example: 'lowest' -> low + est, 'slow' -> s + low",
+           hand_tok.encode("lowest").tokens == ["low", "est"]
+           and hand_tok.encode("slow").tokens == ["s", "low"])
+# Where the card finds no segmentation, the library still returns one: the unknown characters as
+# pieces of id unk_id (a run of them as one piece); without unk_id, encode() raises.
+lowly = hand_tok.encode("lowly")
+check_true("pitfall: 'lowly' (no 'y') gives low + l + y with y as <unk>, where the card has none",
+           lowly.tokens == ["low", "l", "y"] and lowly.ids[-1] == 0
+           and viterbi("lowly", logp_hand)[1] is None,
+           str(lowly.tokens))
+# alpha switches encode() from the Viterbi path to sampling a segmentation (subword regularization).
+# With alpha = 1 a segmentation is drawn with probability P(x) / sum P; low + est holds 0.958 of the
+# mass, so 2000 draws all giving it has probability 0.958^2000 < 1e-37 (the library's sampler is unseeded).
+sampler = hf_unigram(logp_hand, alpha=1.0)
+samples = {tuple(sampler.encode("lowest").tokens) for _ in range(2000)}
+check_true("pitfall: with alpha=1.0 encode() samples: 2000 calls give several segmentations of 'lowest'",
+           len(samples) > 1 and ("low", "est") in samples and all("".join(x) == "lowest" for x in samples),
+           f"{len(samples)} distinct")
+# --- end in code ---

@@ -166,6 +166,41 @@ cardcalc.table(pair_score_and_gain,
                [row for row in cardcalc.grid(c_ab=(0, 0.25, 5, 20), c_a=(0.5, 5, 20, 1e6),
                                              c_b=(0.375, 5, 20, 1e6), N=(113, 1e4, 2e6))
                 if row["c_ab"] <= min(row["c_a"], row["c_b"]) and row["c_a"] + row["c_b"] <= row["N"]])
+# --- in code: tokenizers ---
+import json  # noqa: E402
+
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
+
+# Hugging Face's WordPieceTrainer on the course example, four merges past its alphabet.
+hf_tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+hf_tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+alphabet = {ch for w in hf for ch in w} | {"##" + ch for w in hf for ch in w[1:]}
+hf_tok.train_from_iterator([w for w, f in hf.items() for _ in range(f)],
+                           trainers.WordPieceTrainer(vocab_size=1 + len(alphabet) + 4, show_progress=False,
+                                                     special_tokens=["[UNK]"]))
+hf_vocab_ids = json.loads(hf_tok.to_str())["model"]["vocab"]
+learned = sorted((t for t in hf_vocab_ids if t not in alphabet and t != "[UNK]"), key=hf_vocab_ids.get)
+# Replay its learned units, in id order, on the card's counts and merge: each one is the pair with
+# the highest COUNT at its step (BPE's rule), not the highest score.
+vocab, by_count, by_score = hf_vocab, True, True
+for unit in learned:
+    step_pairs = counts(vocab)[1]
+    pair = next(p for p in step_pairs if merged(*p) == unit)
+    by_count &= step_pairs[pair] == max(step_pairs.values())
+    by_score &= pair == max(scores(vocab), key=scores(vocab).get)
+    vocab = merge(vocab, pair)
+check_true("pitfall: WordPieceTrainer's 4 merges (##ug, ##un, hug, pun) are each the most frequent pair",
+           learned == ["##ug", "##un", "hug", "pun"] and by_count, str(learned))
+check_true("and not the score's choice: its first merge is (##u, ##g), the card's (##g, ##s) never comes",
+           not by_score and "##gs" not in hf_vocab_ids and learn_wordpiece(hf, 1)[0] == [("##g", "##s")])
+# Encoding does not replay merges: it takes the longest vocabulary entry from the left, then
+# continues with ##-pieces; one unmatched character makes the whole word [UNK].
+check_true("encode: greedy longest match, 'hugs' -> hug ##s, 'bugs' -> b ##ug ##s",
+           hf_tok.encode("hugs bugs").tokens == ["hug", "##s", "b", "##ug", "##s"],
+           str(hf_tok.encode("hugs bugs").tokens))
+check_true("pitfall: 'mug' (no 'm' in the vocabulary) becomes one [UNK], not [UNK] ##ug",
+           hf_tok.encode("mug").tokens == ["[UNK]"])
+# --- end in code ---
 
 fig, ax = figure("First WordPiece step on the course example", "library score count(ab)/(count(a)count(b))",
                  "exact log-likelihood gain (nats)")

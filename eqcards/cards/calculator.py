@@ -50,6 +50,9 @@ HELPERS = {
             "for (let i = 1; i <= k; i++) r = r * (n - k + i) / i; return r; }",
     # log(1 + e^x) without overflow: -log sigmoid(m) = softplus(-m) is every logistic loss's term.
     "softplus": "function softplus(x) { return Math.max(x, 0) + Math.log1p(Math.exp(-Math.abs(x))); }",
+    # The logistic function without overflow on either side (1 / (1 + e^-x) overflows below -709).
+    "sigmoid": "function sigmoid(x) { const e = Math.exp(-Math.abs(x)); "
+               "return x >= 0 ? 1 / (1 + e) : e / (1 + e); }",
     # Rounding half to even, as NumPy's round and every IEEE format do; Math.round sends halves up.
     "roundeven": "function roundeven(x) { const f = Math.floor(x), d = x - f; "
                  "return d < 0.5 ? f : d > 0.5 ? f + 1 : f % 2 === 0 ? f : f + 1; }",

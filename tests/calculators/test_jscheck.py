@@ -169,3 +169,17 @@ def test_softplus_is_log1p_exp_without_overflow(tmp_path: Path) -> None:
     got = [out["f"] for out in evaluate(calc, [{"m": v, "p": 0} for v in values])]
     # A few roundings in each route: relative 1e-15, plus the tiny values' own scale.
     assert got == pytest.approx([float(np.logaddexp(0.0, v)) for v in values], rel=1e-15, abs=0)
+
+
+def test_sigmoid_is_the_logistic_function_on_both_sides_without_overflow(tmp_path: Path) -> None:
+    """The helper never exponentiates a positive number, so neither side overflows; it agrees with
+    scipy.special.expit from -700 (where the result is near the smallest normal double) to 800."""
+    from scipy.special import expit
+
+    path = tmp_path / "toy-entropy.md"
+    path.write_text(card_markdown(calculator=calculator(f="sigmoid(m + p)")), encoding="utf-8")
+    calc = parse_card(path).calculator
+    assert calc is not None and "function sigmoid(" in calc.function_body()
+    values = [-700.0, -40.0, -1.0, 0.0, 1e-9, 1.0, 40.0, 800.0]
+    got = [out["f"] for out in evaluate(calc, [{"m": v, "p": 0} for v in values])]
+    assert got == pytest.approx([float(expit(v)) for v in values], rel=1e-15, abs=0)

@@ -39,7 +39,9 @@
   }
 
   function grouped(x) {
-    var text = Math.round(x).toLocaleString("en-US");
+    /* Thousands grouped by hand, not toLocaleString: the build formats the defaults in QuickJS,
+     * which has no locale data, and both must write the same text. */
+    var text = String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
     for (var i = 0; i < WORDS.length; i++) {
       if (Math.abs(x) >= WORDS[i][0]) return text + " (" + Number((x / WORDS[i][0]).toPrecision(3)) + " " + WORDS[i][1] + ")";
     }
@@ -125,16 +127,24 @@
     try { return this.fn(values); } catch (e) { return null; }
   };
 
+  function shown(config, result) {
+    /* Each output's raw value ("" when it is not a finite number) and its text. */
+    return config.outputs.map(function (spec) {
+      var x = result ? result[spec.name] : NaN;
+      var finite = typeof x === "number" && isFinite(x);
+      return { name: spec.name, value: finite ? String(x) : "",
+               text: finite ? format(x, spec.unit) : "\u2014 (an input is empty or outside its range)" };
+    });
+  }
+
   Calculator.prototype.update = function () {
     var values = this.read();
     var result = values && this.evaluate(values);
     var form = this.form;
-    this.config.outputs.forEach(function (spec) {
-      var out = form.querySelector("#calc-out-" + spec.name);
-      var x = result ? result[spec.name] : NaN;
-      var finite = typeof x === "number" && isFinite(x);
-      out.setAttribute("data-value", finite ? String(x) : "");
-      out.textContent = finite ? format(x, spec.unit) : "\u2014 (an input is empty or outside its range)";
+    shown(this.config, result).forEach(function (item) {
+      var out = form.querySelector("#calc-out-" + item.name);
+      out.setAttribute("data-value", item.value);
+      out.textContent = item.text;
     });
     this.remember();
     if (this.source) this.showSource();
@@ -200,13 +210,25 @@
       });
     }
     this.form.addEventListener("submit", function (event) { event.preventDefault(); });
-    this.update();
+    /* The build wrote the defaults' results and chart into the page (render, below), so a plain
+     * visit computes nothing before its first paint: only a preset or values from the address,
+     * or fields the browser restored, need the page brought up to date. */
+    if (this.edited()) this.update();
   };
 
-  Calculator.prototype.draw = function (values) {
-    /* The chosen output against one input over the chart's range, the others as entered. */
-    var spec = this.config.chart, n = 64, points = [], self = this;
-    var input = this.config.inputs.filter(function (i) { return i.name === spec.x; })[0];
+  Calculator.prototype.edited = function () {
+    var self = this;
+    return Boolean(this.select && this.select.value) || this.config.inputs.some(function (spec) {
+      var raw = self.fields[spec.name].value.trim();
+      return raw === "" || Number(raw) !== spec.default;
+    });
+  };
+
+  function chartSvg(config, evaluate, values) {
+    /* The chosen output against one input over the chart's range, the others as entered: the SVG's
+     * markup, or "" when fewer than two points are finite. */
+    var spec = config.chart, n = 64, points = [];
+    var input = config.inputs.filter(function (i) { return i.name === spec.x; })[0];
     // An input that moves in steps (a count, a step number) is drawn at values it can take:
     // at fractional ones a ceiling or a floor draws a staircase no reader can enter.
     var grain = input && input.step ? input.step : 0;
@@ -219,10 +241,10 @@
       }
       var point = Object.assign({}, values);
       point[spec.x] = x;
-      var y = (self.evaluate(point) || {})[spec.output];
+      var y = (evaluate(point) || {})[spec.output];
       if (typeof y === "number" && isFinite(y)) points.push([x, y]);
     }
-    if (points.length < 2 || !input) return;
+    if (points.length < 2 || !input) return "";
     var ys = points.map(function (p) { return p[1]; });
     var low = Math.min.apply(null, ys), high = Math.max.apply(null, ys);
     var logY = spec.log && low > 0 && high / low > 100;
@@ -235,14 +257,14 @@
       var t = high === low ? 0.5 : logY ? Math.log(y / low) / Math.log(high / low) : (y - low) / (high - low);
       return H - B - t * (H - T - B);
     }
-    var unit = this.config.outputs.filter(function (o) { return o.name === spec.output; })[0].unit;
+    var unit = config.outputs.filter(function (o) { return o.name === spec.output; })[0].unit;
     function short(y) { return axisLabel(y, unit); }
     /* The horizontal axis's title names its unit: a count's ticks need not repeat it ("1 tokens"). */
     var xunit = spec.xunit === "tokens" || spec.xunit === "parameters" ? "count" : spec.xunit;
     function tick(x) { return axisLabel(x, xunit); }
     var path = points.map(function (p, i) { return (i ? "L" : "M") + sx(p[0]).toFixed(1) + " " + sy(p[1]).toFixed(1); }).join(" ");
     var current = values[spec.x], mark = "";
-    var here = this.evaluate(values);
+    var here = evaluate(values);
     if (here && current >= spec.min && current <= spec.max && isFinite(here[spec.output])) {
       mark = '<circle class="eqc-calc-now" cx="' + sx(current).toFixed(1) + '" cy="' + sy(here[spec.output]).toFixed(1) + '" r="4"/>';
     }
@@ -257,6 +279,13 @@
       '<text x="' + (W - R) + '" y="' + (H - B + 14) + '" text-anchor="end">' + tick(spec.max) + "</text>" +
       '<text x="' + ((L + W - R) / 2) + '" y="' + (H - 4) + '" text-anchor="middle">' + escape(spec.xlabel) + (spec.log ? " (log scale)" : "") + "</text>" +
       "</svg>";
+    return svg;
+  }
+
+  Calculator.prototype.draw = function (values) {
+    var self = this;
+    var svg = chartSvg(this.config, function (point) { return self.evaluate(point); }, values);
+    if (!svg) return;
     var old = this.chart.querySelector(":scope > svg");  /* not the caption's formulas */
     var holder = document.createElement("div");
     holder.innerHTML = svg;
@@ -269,8 +298,19 @@
     });
   }
 
-  /* The page's own formatting, for tests and other tools (tests/calculators/test_format.py). */
-  window.eqcCalculator = { format: format, axisLabel: axisLabel };
+  function render(config) {
+    /* What the page shows at its defaults, for the build to write into the HTML
+     * (eqcards/pages/calculator_html.py runs this in QuickJS): each output and the chart's SVG. */
+    var fn = new Function("inputs", config.body), values = {};
+    function evaluate(point) { try { return fn(point); } catch (e) { return null; } }
+    config.inputs.forEach(function (spec) { values[spec.name] = spec.default; });
+    return { outputs: shown(config, evaluate(values)),
+             chart: config.chart ? chartSvg(config, evaluate, values) : "" };
+  }
+
+  /* The page's own formatting and first render, for the build, tests and other tools
+   * (tests/calculators/test_format.py). */
+  window.eqcCalculator = { format: format, axisLabel: axisLabel, render: render };
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

@@ -2,7 +2,8 @@
 
 The page carries the function the build checked (`Calculator.function_body`) in `data-calculator`;
 docs/javascripts/calculator.js evaluates it as the reader types, formats each output by its unit,
-keeps the inputs in the URL and draws the optional chart.
+keeps the inputs in the URL and draws the optional chart. The defaults' results and chart are
+written here, by that same script run at build time, so the page shows them before it runs.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import html
 import json
 from collections.abc import Mapping
 
-from ..calculators.jscheck import evaluate
+from ..calculators.pagescript import first_render
 from ..cards.calculator import OUTPUT_UNITS, Calculator, Preset
 from ..cards.model import Card
 from . import markup
@@ -23,7 +24,6 @@ def render_calculator(card: Card, presets: Mapping[str, Preset]) -> list[str]:
     if calc is None:
         return []
     chosen = [presets[p] for p in calc.presets if p in presets]
-    defaults = evaluate(calc, [calc.defaults()])[0]
     config = {
         "body": calc.function_body(),
         "inputs": [{"name": i.name, "default": i.default, "min": i.min, "max": i.max, "step": i.step}
@@ -33,6 +33,7 @@ def render_calculator(card: Card, presets: Mapping[str, Preset]) -> list[str]:
                                                         if k in calc.defaults()}} for p in chosen},
         "chart": None if calc.chart is None else {**vars(calc.chart), **_chart_labels(calc)},
     }
+    shown = first_render(config)
     out = ["## Calculator { #calculator data-search-exclude }", "",
            f'<form class="eqc-calc" data-calculator="{html.escape(json.dumps(config), quote=True)}" '
            'aria-label="Calculator" novalidate>']
@@ -55,16 +56,14 @@ def render_calculator(card: Card, presets: Mapping[str, Preset]) -> list[str]:
     out.append("</div>")
     # One live region for all results: a change announces the new values once, politely.
     out.append('<div class="eqc-calc-results" aria-live="polite" aria-atomic="true">')
-    for output in calc.outputs:
-        value = defaults.get(output.name)
-        shown = "" if value is None else f"{value:.17g}"
+    for output, result in zip(calc.outputs, shown["outputs"], strict=True):
         out.append(f'<p class="eqc-calc-result"><span class="eqc-calc-label">{_math(output.symbol)} '
                    f'<span class="eqc-calc-meaning">{_text(output.meaning)}</span></span> '
                    f'<output id="calc-out-{output.name}" name="{output.name}" data-unit="{output.unit}" '
-                   f'data-value="{shown}">{shown}</output></p>')
+                   f'data-value="{result["value"]}">{html.escape(result["text"], quote=False)}</output></p>')
     out.append("</div>")
     if calc.chart is not None:
-        out.append('<figure class="eqc-calc-chart" id="calc-chart">'
+        out.append(f'<figure class="eqc-calc-chart" id="calc-chart">{shown["chart"]}'
                    f"<figcaption>{_math(_symbol(calc, calc.chart.output))} "
                    f"against {_math(_symbol(calc, calc.chart.x))}"
                    + (", the other inputs as above" if len(calc.inputs) > 1 else "")

@@ -90,3 +90,33 @@ def test_times_and_chart_ticks_take_their_units(visit: Visit, base_url: str) -> 
     ticks = page.locator("#calc-chart svg text").all_text_contents()
     assert "1.00 \u00d7 10\u00b9\u2078 FLOPs" in ticks and "1.00 \u00d7 10\u00b2\u2077 FLOPs" in ticks, ticks
     assert visit.outside == [] and visit.failed == []
+
+
+FIRST_RENDER = """() => ({
+    outputs: [...document.querySelectorAll('form.eqc-calc output')]
+        .map(o => [o.id, o.dataset.value, o.textContent]),
+    chart: document.querySelector('#calc-chart > svg')?.outerHTML ?? '',
+    search: location.search })"""
+
+
+@pytest.mark.parametrize("card", ["kv-cache-memory", "serving-latency-metrics", "compute-optimal-allocation",
+                                  "decoder-parameter-count"])
+def test_a_plain_visit_shows_the_builds_results_which_are_the_scripts(visit: Visit, base_url: str,
+                                                                      built_site: Path, card: str) -> None:
+    """At the defaults the script computes nothing before the first paint: the results and chart are
+    the build's (its own run of the page's script), and the script, asked to update, draws the same."""
+    page = visit.open(f"{base_url}/cards/{card}/")
+    built = page.evaluate(FIRST_RENDER)
+    html = (built_site / "cards" / card / "index.html").read_text(encoding="utf-8").replace("&amp;", "&")
+    for name, value, text in built["outputs"]:
+        assert f'id="{name}"' in html and f'data-value="{value}">{text}</output>' in html
+    assert built["chart"].startswith("<svg") or "calc-chart" not in html
+    # An input event with no change: the script recomputes everything from the fields.
+    page.locator("form.eqc-calc input").first.dispatch_event("input")
+    redrawn = page.evaluate(FIRST_RENDER)
+    assert [(n, t) for n, _, t in redrawn["outputs"]] == [(n, t) for n, _, t in built["outputs"]]
+    for (_, ours, _), (_, theirs, _) in zip(built["outputs"], redrawn["outputs"], strict=True):
+        # QuickJS and V8 may round a pow or log differently in the last place, never more.
+        assert float(ours) == pytest.approx(float(theirs), rel=1e-14)
+    assert redrawn["chart"] == built["chart"] and redrawn["search"] == ""
+    assert visit.outside == [] and visit.failed == []

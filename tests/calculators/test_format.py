@@ -9,22 +9,14 @@ import re
 
 import pytest
 import quickjs
-from conftest import ROOT
 
+from eqcards.calculators.pagescript import SCRIPT, page_script
 from eqcards.cards.calculator import OUTPUT_UNITS
-
-SCRIPT = ROOT / "docs" / "javascripts" / "calculator.js"
-# The script reads `document` once, at its end, to find the page's forms: here there are none.
-PAGE_STUB = ('var window = globalThis; '
-             'var document = {readyState: "complete", querySelectorAll: function () { return []; }};')
 
 
 @pytest.fixture(scope="module")
 def page() -> quickjs.Context:
-    context = quickjs.Context()
-    context.eval(PAGE_STUB)
-    context.eval(SCRIPT.read_text(encoding="utf-8"))
-    return context
+    return page_script()
 
 
 def shown(page: quickjs.Context, function: str, value: float, unit: str) -> str:

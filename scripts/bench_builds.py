@@ -64,15 +64,22 @@ def snippets_alone(root: Path) -> tuple[float, int]:
 
 
 def formulas_alone(root: Path) -> tuple[float, int]:
-    """Seconds to typeset every card formula one after another in one process, from an empty
-    cache (MathJax's own start-up included once), and how many formulas that was."""
+    """Seconds to typeset, one after another in one process from an empty cache (MathJax's own
+    start-up included once), every formula the last cold build typeset: the card formulas and
+    every other page's (calculators, symbols, worked examples ...), read from the build's formula
+    cache, which records each one's TeX. How many formulas that was."""
     import tempfile
 
-    from eqcards.typeset.latex import page_formulas
     from eqcards.typeset.mathsvg import MathRenderer
 
-    site = CardSite.load(Settings.for_project(root))
-    formulas = list(dict.fromkeys(f for card in site.cards for f in page_formulas(card)))
+    formulas = []
+    for path in sorted(Settings.for_project(root).math_cache.glob("*/*.json")):
+        payload = json.loads(path.read_text(encoding="utf-8"))["payload"]
+        if "tex" not in payload:
+            raise RuntimeError(f"{path}: a formula cached without its TeX; bench from an empty cache")
+        formulas.append((payload["tex"], payload["display"]))
+    if not formulas:
+        raise RuntimeError(f"{Settings.for_project(root).math_cache}: no formula cached; build first")
     with tempfile.TemporaryDirectory() as empty:
         started = time.perf_counter()
         renderer = MathRenderer(Path(empty))

@@ -83,11 +83,16 @@
     return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/"/g, "&quot;");
   }
 
+  function guarded(fn) {
+    /* The card's function, giving null where it throws (an input outside what it can take). */
+    return function (inputs) { try { return fn(inputs); } catch (e) { return null; } };
+  }
+
   function Calculator(form) {
     this.form = form;
     this.config = JSON.parse(form.getAttribute("data-calculator"));
     /* The very function the build checked in QuickJS (eqcards/calculators/jscheck.py). */
-    this.fn = new Function("inputs", this.config.body);
+    this.evaluate = guarded(new Function("inputs", this.config.body));
     this.fields = {};
     this.defaults = {};
     var self = this;
@@ -121,10 +126,6 @@
       values[spec.name] = x;
     });
     return ok ? values : null;
-  };
-
-  Calculator.prototype.evaluate = function (values) {
-    try { return this.fn(values); } catch (e) { return null; }
   };
 
   function shown(config, result) {
@@ -283,8 +284,7 @@
   }
 
   Calculator.prototype.draw = function (values) {
-    var self = this;
-    var svg = chartSvg(this.config, function (point) { return self.evaluate(point); }, values);
+    var svg = chartSvg(this.config, this.evaluate, values);
     if (!svg) return;
     var old = this.chart.querySelector(":scope > svg");  /* not the caption's formulas */
     var holder = document.createElement("div");
@@ -301,8 +301,7 @@
   function render(config) {
     /* What the page shows at its defaults, for the build to write into the HTML
      * (eqcards/pages/calculator_html.py runs this in QuickJS): each output and the chart's SVG. */
-    var fn = new Function("inputs", config.body), values = {};
-    function evaluate(point) { try { return fn(point); } catch (e) { return null; } }
+    var evaluate = guarded(new Function("inputs", config.body)), values = {};
     config.inputs.forEach(function (spec) { values[spec.name] = spec.default; });
     return { outputs: shown(config, evaluate(values)),
              chart: config.chart ? chartSvg(config, evaluate, values) : "" };

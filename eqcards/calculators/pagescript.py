@@ -8,12 +8,13 @@ calculator work before its first paint.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import quickjs
 
-SCRIPT = Path(__file__).resolve().parents[2] / "docs" / "javascripts" / "calculator.js"
+from ..core.config import PAGE_SCRIPTS_DIR
+
+SCRIPT = PAGE_SCRIPTS_DIR / "calculator.js"
 # The script reads `document` once, at its end, to find the page's forms: here there are none.
 PAGE_STUB = ('var window = globalThis; '
              'var document = {readyState: "complete", querySelectorAll: function () { return []; }};')

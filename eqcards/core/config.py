@@ -17,6 +17,9 @@ HELPERS_FOLDER = "lib"
 # The most a card's figure may weigh. A snippet's figure whose SVG is larger (a dense scatter
 # draws every point as a path) is saved as a PNG instead; one still larger fails the card.
 MAX_FIGURE_BYTES = 300_000
+# The pages' own scripts, which the build also runs in QuickJS (the search engine, the calculators),
+# so what it writes and what the browser computes come from one source.
+PAGE_SCRIPTS_DIR = Path(__file__).resolve().parents[2] / "docs" / "javascripts"
 
 
 def helpers_dir(snippets_dir: Path) -> Path:

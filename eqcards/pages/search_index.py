@@ -27,7 +27,9 @@ from typing import Any
 
 import quickjs
 
-ENGINE_DIR = Path(__file__).resolve().parents[2] / "docs" / "javascripts"
+from ..core.config import PAGE_SCRIPTS_DIR
+
+ENGINE_DIR = PAGE_SCRIPTS_DIR
 ENGINE_FILES = ("search-formula.js", "search-query.js", "search-engine.js")  # the worker's order
 FOLDER = "index/"  # under search/, beside search_index.json
 # Characters of JSON per shard before the next word starts a new one. Small enough that a word's
